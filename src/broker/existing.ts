@@ -1,0 +1,46 @@
+// Provider for a broker that is already running (a workflow `services:` container, a local
+// server): checks that AMQP accepts a connection and the management API answers, records what
+// the broker is. It starts nothing, so stop() does nothing.
+import amqp from 'amqplib';
+import { GateError } from '../config/errors';
+import type { UrlTargetSpec } from '../schema/types';
+import { ManagementClient } from './management';
+import type { BrokerHandle } from './provider';
+import { maskUrl, withCredentials } from './urls';
+
+export async function checkAmqp(amqpUrl: string, field = 'broker-url', timeoutMs = 10_000): Promise<void> {
+  let conn: amqp.ChannelModel | undefined;
+  try {
+    conn = await amqp.connect(amqpUrl, { timeout: timeoutMs });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ECONNREFUSED' ? 'connection refused'
+      : /ACCESS_REFUSED|403/.test(e.message) ? 'wrong user name or password'
+      : e.message;
+    throw new GateError(`cannot connect to the broker at ${maskUrl(amqpUrl)}: ${why}`, { field },
+      'check that RabbitMQ is running and the URL (host, port, user, password, vhost) is right');
+  }
+  await conn.close().catch(() => undefined);
+}
+
+export async function attachExisting(spec: UrlTargetSpec): Promise<BrokerHandle> {
+  await checkAmqp(spec.amqpUrl);
+  const managementUrl = withCredentials(spec.managementUrl, spec.amqpUrl);
+  const mgmt = new ManagementClient(managementUrl);
+  const id = await mgmt.identity();
+  return {
+    amqpUrl: spec.amqpUrl,
+    managementUrl,
+    info: {
+      id: spec.id,
+      label: spec.label,
+      kind: 'url',
+      amqpUrl: maskUrl(spec.amqpUrl),
+      managementUrl: mgmt.publicUrl,
+      rabbitmqVersion: id.rabbitmqVersion,
+      erlangVersion: id.erlangVersion,
+      nodes: id.nodes,
+    },
+    stop: async () => undefined,
+  };
+}

@@ -1,0 +1,92 @@
+// A minimal RabbitMQ management HTTP API client: broker identity (versions, node memory),
+// per-trial vhosts, queue depths and definitions import. Credentials come from the URL's userinfo
+// and are sent as basic auth, never logged.
+import { GateError } from '../config/errors';
+import type { NodeInfo } from '../schema/types';
+
+export interface BrokerIdentity {
+  rabbitmqVersion: string;
+  erlangVersion: string;
+  nodes: NodeInfo[];
+}
+
+export class ManagementClient {
+  private readonly base: string;
+  private readonly auth: string;
+
+  constructor(managementUrl: string, fallbackUser = 'guest', fallbackPass = 'guest') {
+    const u = new URL(managementUrl);
+    const user = decodeURIComponent(u.username) || fallbackUser;
+    const pass = decodeURIComponent(u.password) || fallbackPass;
+    this.auth = 'Basic ' + Buffer.from(`${user}:${pass}`).toString('base64');
+    u.username = '';
+    u.password = '';
+    this.base = u.toString().replace(/\/+$/, '');
+  }
+
+  /** Base URL without credentials, safe to print. */
+  get publicUrl(): string {
+    return this.base;
+  }
+
+  async request<T>(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(this.base + path, {
+        method,
+        headers: { authorization: this.auth, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      throw new GateError(`management API at ${this.base} is unreachable (${cause})`, { field: 'management-url' },
+        'enable the rabbitmq_management plugin and point management-url at its port (default 15672)');
+    }
+    if (res.status === 401) {
+      throw new GateError(`management API at ${this.base} rejected the credentials (401)`, { field: 'management-url' },
+        'put a user with the administrator tag in the URL, e.g. http://user:pass@host:15672');
+    }
+    if (!res.ok && !(method === 'DELETE' && res.status === 404)) {
+      const text = (await res.text()).slice(0, 300);
+      throw new GateError(`management API ${method} ${path} answered ${res.status}: ${text}`);
+    }
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  async identity(): Promise<BrokerIdentity> {
+    const overview = await this.request<{ rabbitmq_version?: string; erlang_version?: string; product_version?: string }>(
+      'GET', '/api/overview');
+    const nodes = await this.request<Array<{ name: string; mem_used?: number; mem_limit?: number; processors?: number }>>(
+      'GET', '/api/nodes');
+    return {
+      rabbitmqVersion: overview.rabbitmq_version ?? overview.product_version ?? 'unknown',
+      erlangVersion: overview.erlang_version ?? 'unknown',
+      nodes: nodes.map((n) => ({ name: n.name, memUsedBytes: n.mem_used, memLimitBytes: n.mem_limit, processors: n.processors })),
+    };
+  }
+
+  async createVhost(vhost: string, user: string): Promise<void> {
+    const v = encodeURIComponent(vhost);
+    await this.request('PUT', `/api/vhosts/${v}`, {});
+    await this.request('PUT', `/api/permissions/${v}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' });
+  }
+
+  async deleteVhost(vhost: string): Promise<void> {
+    await this.request('DELETE', `/api/vhosts/${encodeURIComponent(vhost)}`);
+  }
+
+  async listVhosts(): Promise<string[]> {
+    const vs = await this.request<Array<{ name: string }>>('GET', '/api/vhosts');
+    return vs.map((v) => v.name);
+  }
+
+  async queues(vhost: string): Promise<Array<{ name: string; messages?: number; messages_ready?: number }>> {
+    return this.request('GET', `/api/queues/${encodeURIComponent(vhost)}?columns=name,messages,messages_ready`);
+  }
+
+  async setPolicy(vhost: string, name: string, policy: { pattern: string; definition: Record<string, unknown>; 'apply-to'?: string; priority?: number }): Promise<void> {
+    await this.request('PUT', `/api/policies/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`, policy);
+  }
+}

@@ -1,0 +1,70 @@
+// What a trial counts while it runs: message counters, latency histograms (only inside the
+// measured window; warm-up is discarded) and a per-second series. Producers and consumers write
+// plain fields here on the hot path; everything derived is computed once at the end.
+import { newHistogram, type Histogram } from './histogram';
+
+export interface Counters {
+  published: number;
+  confirmed: number;
+  nacked: number;
+  consumed: number;
+  returned: number;
+}
+
+export class TrialRecorder implements Counters {
+  published = 0;
+  confirmed = 0;
+  nacked = 0;
+  consumed = 0;
+  returned = 0;
+  /** True inside the measured window: latencies are recorded only then. */
+  measuring = false;
+  readonly latency: Histogram = newHistogram();
+  readonly confirmLatency: Histogram = newHistogram();
+  readonly errors: string[] = [];
+
+  snapshot(): Counters {
+    return { published: this.published, confirmed: this.confirmed, nacked: this.nacked, consumed: this.consumed, returned: this.returned };
+  }
+
+  recordLatency(us: number): void {
+    if (this.measuring && us >= 0) this.latency.recordValue(us < 1 ? 1 : us);
+  }
+
+  recordConfirmLatency(us: number): void {
+    if (this.measuring && us >= 0) this.confirmLatency.recordValue(us < 1 ? 1 : us);
+  }
+
+  error(message: string): void {
+    if (this.errors.length < 20 && !this.errors.includes(message)) this.errors.push(message);
+  }
+}
+
+/** Samples counter deltas once a second (one timer for the whole trial). */
+export class SeriesSampler {
+  readonly points: Array<{ t: number; published: number; confirmed: number; consumed: number }> = [];
+  private last: Counters;
+  private timer?: NodeJS.Timeout;
+
+  /** `windowStartMs` is when the measured window begins, so warm-up samples get t < 0. */
+  constructor(private readonly rec: TrialRecorder, private readonly windowStartMs: number, private readonly clock: () => number) {
+    this.last = rec.snapshot();
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      const now = this.rec.snapshot();
+      this.points.push({
+        t: Math.round((this.clock() - this.windowStartMs) / 100) / 10,
+        published: now.published - this.last.published,
+        confirmed: now.confirmed - this.last.confirmed,
+        consumed: now.consumed - this.last.consumed,
+      });
+      this.last = now;
+    }, 1000);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

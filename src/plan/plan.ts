@@ -1,0 +1,44 @@
+// The run plan: scenarios × targets × repetitions, ordered as randomised interleaved rounds
+// (RMIT): every round runs each scenario on each target once, in a fresh seeded shuffle, so
+// slow drifts of a noisy machine fall on all targets alike.
+import type { ScenarioSpec } from '../schema/types';
+
+export interface PlannedTrial {
+  scenario: ScenarioSpec;
+  target: string;
+  /** Index of this trial among its scenario × target's trials. */
+  trial: number;
+  /** Position in the whole run. */
+  order: number;
+}
+
+/** mulberry32: a small, well-mixed seeded PRNG, so a seed reproduces the order exactly. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function buildPlan(scenarios: ScenarioSpec[], targets: string[], repetitions: number, seed: number): PlannedTrial[] {
+  const random = rng(seed);
+  const plan: PlannedTrial[] = [];
+  for (let round = 0; round < repetitions; round++) {
+    const cells = scenarios.flatMap((scenario) => targets.map((target) => ({ scenario, target })));
+    for (let i = cells.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [cells[i], cells[j]] = [cells[j], cells[i]];
+    }
+    for (const c of cells) plan.push({ ...c, trial: round, order: plan.length });
+  }
+  return plan;
+}
+
+/** Expected wall time of a plan in seconds (warm-up + window + set-up allowance per trial). */
+export function estimateSeconds(plan: PlannedTrial[], perTrialOverhead = 2): number {
+  return plan.reduce((s, t) => s + t.scenario.warmupSeconds + t.scenario.durationSeconds + perTrialOverhead, 0);
+}

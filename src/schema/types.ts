@@ -1,0 +1,255 @@
+// The one result schema. Every stage speaks these types: configuration produces ScenarioSpec and
+// TargetSpec, the broker stage produces TargetInfo, the workload and metrics stages produce
+// TrialResult, compare produces Comparison, and RunReport / Baseline are what the CLI, the action,
+// the baseline file and every report format read and write. Bump SCHEMA_VERSION on any change
+// that an older reader could misread, and add a migration in src/compare/baseline-file.ts.
+
+export const SCHEMA_VERSION = 1;
+
+/** Which way is better for a metric. */
+export type Direction = 'higher' | 'lower';
+export type MetricKind = 'throughput' | 'latency' | 'churn' | 'duration' | 'memory';
+
+/** PerfTest's parameter object, in PerfTest's vocabulary (see docs/scenarios.md). */
+export interface WorkloadParams {
+  producers: number;
+  consumers: number;
+  /** Max outstanding unconfirmed publishes per producer (-c); null = no confirms. */
+  confirm: number | null;
+  /** Consumer prefetch (-q); null = unlimited. */
+  qos: number | null;
+  /** Ack every N messages with multiple=true (-A); 0 or 1 = ack each message. */
+  multiAckEvery: number;
+  autoAck: boolean;
+  /** Per-producer msg/s (-r); null = as fast as possible. */
+  rate: number | null;
+  /** Per-producer interval in seconds between publishes (-P); overrides rate. */
+  publishingInterval: number | null;
+  /** Message body size in bytes (-s), at least 12: sequence + send timestamp. */
+  size: number;
+  persistent: boolean;
+  mandatory: boolean;
+  /** Single queue name (-u), used when queuePattern is null. */
+  queue: string;
+  /** printf-style queue name pattern (-qp), expanded from queuePatternFrom to queuePatternTo. */
+  queuePattern: string | null;
+  queuePatternFrom: number;
+  queuePatternTo: number;
+  queueArgs: Record<string, string | number | boolean>;
+  exchange: string;
+  exchangeType: string;
+  /** Routing key; null = the queue name (PerfTest binds each queue with its own name). */
+  routingKey: string | null;
+  autoDelete: boolean;
+  exclusive: boolean;
+  /** Queues are declared elsewhere; do not declare or bind (-p). */
+  predeclared: boolean;
+  /** Consumers nack instead of ack (--nack), requeueing when `requeue`. */
+  nack: boolean;
+  requeue: boolean;
+  /** Per-message properties (-mp), e.g. {expiration: "10000"}. */
+  messageProperties: Record<string, string | number>;
+  /** Seconds consumers wait before starting (-csd). */
+  consumerStartDelay: number;
+  /** Stop each producer after N messages (-C); 0 = unlimited. */
+  producerMessageLimit: number;
+}
+
+export interface ScenarioSpec {
+  id: string;
+  description: string;
+  /** Where it comes from: the original command line it trims. */
+  origin: { source: string; command: string };
+  workload: WorkloadParams;
+  warmupSeconds: number;
+  durationSeconds: number;
+  /** Metrics the gate decides on (others are reported only). */
+  gate: string[];
+  /** Per-metric tolerance overrides, as a fraction (0.1 = 10 %). */
+  tolerances: Record<string, number>;
+  /** File the spec came from and the line of each top-level field, for annotations. */
+  file: string;
+  lines: Record<string, number>;
+}
+
+/** How a broker is obtained: an existing broker by URL, or containers started from an image. */
+export type TargetSpec = UrlTargetSpec | DockerTargetSpec;
+
+export interface UrlTargetSpec {
+  id: string;
+  label: string;
+  kind: 'url';
+  amqpUrl: string;
+  managementUrl: string;
+}
+
+export interface DockerTargetSpec {
+  id: string;
+  label: string;
+  kind: 'docker';
+  image: string;
+  /** Config files (rabbitmq.conf, advanced.config, definitions.json, enabled_plugins, conf.d/*.conf). */
+  configFiles: string[];
+  /** Cluster size; 1 = single node. */
+  nodes: number;
+  env: Record<string, string>;
+  /** Container limits (docker --cpus / --memory), also making runs more repeatable. */
+  cpus?: number;
+  memory?: string;
+  /** rabbitmqctl / rabbitmqadmin lines run after boot, before trials. */
+  setup: string[];
+  network: 'host' | 'bridge';
+}
+
+export interface NodeInfo {
+  name: string;
+  memUsedBytes?: number;
+  memLimitBytes?: number;
+  processors?: number;
+}
+
+/** What a broker turned out to be, recorded in every report. Secrets are never stored here. */
+export interface TargetInfo {
+  id: string;
+  label: string;
+  kind: TargetSpec['kind'];
+  /** AMQP URL with the password replaced by ***. */
+  amqpUrl: string;
+  managementUrl: string;
+  image?: string;
+  /** sha256 over the image reference and every config file's content. */
+  configDigest?: string;
+  rabbitmqVersion: string;
+  erlangVersion: string;
+  nodes: NodeInfo[];
+}
+
+export interface Fingerprint {
+  tool: string;
+  toolVersion: string;
+  node: string;
+  os: string;
+  kernel: string;
+  cpuModel: string;
+  cores: number;
+  memoryBytes: number;
+}
+
+export interface SeriesPoint {
+  /** Seconds since the measured window began (negative during warm-up). */
+  t: number;
+  published: number;
+  confirmed: number;
+  consumed: number;
+}
+
+export interface GeneratorLoad {
+  /** CPU time of the generator process over the measured window, µs per consumed (or published) message. */
+  cpuMicrosPerMessage: number;
+  /** Generator CPU as a share of one core over the window (1.0 = one core busy). */
+  cpuCores: number;
+  eventLoopDelayP99Ms: number;
+  /** True when the generator rather than the broker was the limit. */
+  saturated: boolean;
+}
+
+export interface TrialResult {
+  scenario: string;
+  target: string;
+  /** 0-based index of this trial among the scenario × target's trials. */
+  trial: number;
+  /** Position in the run's interleaved order. */
+  order: number;
+  startedAt: string;
+  valid: boolean;
+  invalidReason?: string;
+  /** metric id → value; see src/metrics/definitions.ts for ids, units and directions. */
+  metrics: Record<string, number>;
+  series: SeriesPoint[];
+  /** Compressed base64 HdrHistograms (µs) for exact merging and percentile plots. */
+  histograms: Record<string, string>;
+  generator?: GeneratorLoad;
+  error?: string;
+}
+
+export type Verdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
+export type Change = 'better' | 'worse' | 'same' | 'unknown';
+
+export interface Comparison {
+  scenario: string;
+  metric: string;
+  unit: string;
+  direction: Direction;
+  /** What the candidate was compared against: 'stored' baseline file or a same-run target id. */
+  against: string;
+  baselineLabel: string;
+  candidateLabel: string;
+  nBaseline: number;
+  nCandidate: number;
+  baselineMedian: number | null;
+  candidateMedian: number | null;
+  /** candidate / baseline (of medians, or the Hodges-Lehmann ratio when available). */
+  ratio: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  pValue: number | null;
+  pAdjusted: number | null;
+  tolerance: number;
+  change: Change;
+  verdict: Verdict;
+  /** The decision rule and why it gave this verdict, in one sentence. */
+  reason: string;
+  gating: boolean;
+}
+
+export interface RunError {
+  scope: string;
+  message: string;
+}
+
+export interface RunReport {
+  schemaVersion: number;
+  tool: { name: string; version: string };
+  createdAt: string;
+  mode: 'check' | 'refresh' | 'run';
+  fingerprint: Fingerprint;
+  preset: string;
+  repetitions: number;
+  seed: number;
+  scenarios: ScenarioSpec[];
+  targets: TargetInfo[];
+  /** The target whose trials are judged. */
+  candidate: string;
+  trials: TrialResult[];
+  comparisons: Comparison[];
+  /** Which comparison decided and why. */
+  decidedBy: string;
+  verdict: Verdict;
+  regressions: number;
+  improvements: number;
+  errors: RunError[];
+  durationSeconds: number;
+}
+
+export interface BaselineScenario {
+  /** metric id → every valid trial's value. */
+  metrics: Record<string, number[]>;
+}
+
+export interface BaselineHistoryEntry {
+  createdAt: string;
+  commit?: string;
+  /** scenario id → metric id → median, for trends. */
+  medians: Record<string, Record<string, number>>;
+}
+
+export interface Baseline {
+  schemaVersion: number;
+  createdAt: string;
+  commit?: string;
+  fingerprint: Fingerprint;
+  target: TargetInfo;
+  repetitions: number;
+  scenarios: Record<string, BaselineScenario>;
+  history: BaselineHistoryEntry[];
+}

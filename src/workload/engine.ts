@@ -1,0 +1,180 @@
+// The workload driver for one trial: opens a connection per producer and per consumer (as
+// PerfTest does), declares the topology, runs warm-up then the measured window, stops, and turns
+// the recorder's counts into metrics. It knows AMQP and nothing about GitHub or baselines.
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import type { ScenarioSpec, SeriesPoint, GeneratorLoad } from '../schema/types';
+import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
+import { encode, percentileMetrics } from '../metrics/histogram';
+import { SelfLoad } from '../metrics/selfload';
+import { nowMs } from './body';
+import { Consumer } from './consumer';
+import { Producer } from './producer';
+import { RateScheduler } from './scheduler';
+import { declareTopology, routingKeyFor } from './topology';
+
+export interface WorkloadResult {
+  metrics: Record<string, number>;
+  series: SeriesPoint[];
+  histograms: Record<string, string>;
+  generator: GeneratorLoad;
+  valid: boolean;
+  invalidReason?: string;
+}
+
+/** How many connections are opened at once when a workload has thousands of clients. */
+const OPEN_CONCURRENCY = 32;
+/** Fixed-rate producers must reach this share of their target rate for a trial to count. */
+const MIN_RATE_SHARE = 0.95;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function connectUrl(amqpUrl: string): string {
+  const u = new URL(amqpUrl);
+  if (!u.searchParams.has('frameMax')) u.searchParams.set('frameMax', '131072');
+  if (!u.searchParams.has('heartbeat')) u.searchParams.set('heartbeat', '30');
+  return u.toString();
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
+  const w = spec.workload;
+  const rec = new TrialRecorder();
+  const conns: ChannelModel[] = [];
+  const url = connectUrl(amqpUrl);
+  let closing = false;
+  const open = async (): Promise<ChannelModel> => {
+    const c = await amqp.connect(url, { noDelay: true, timeout: 15_000 });
+    conns.push(c);
+    c.on('error', (e: Error) => rec.error(`connection error: ${e.message}`));
+    c.on('close', (e?: Error) => { if (!closing) rec.error(`connection closed by the broker${e ? `: ${e.message}` : ''}`); });
+    c.on('blocked', (reason: string) => rec.error(`connection blocked by the broker (${reason})`));
+    return c;
+  };
+  const channelErrors = (ch: Channel) => ch.on('error', (e: Error) => rec.error(`channel error: ${e.message}`));
+
+  const scheduler = new RateScheduler();
+  const producers: Producer[] = [];
+  const consumers: Consumer[] = [];
+  const selfLoad = new SelfLoad();
+  let sampler: SeriesSampler | undefined;
+  try {
+    const setup = await open();
+    const setupCh = await setup.createChannel();
+    const queues = await declareTopology(setupCh, w);
+    await setupCh.close();
+
+    const consumerConns = await mapLimit(Array.from({ length: w.consumers }), OPEN_CONCURRENCY, () => open());
+    const startConsumers = async () => {
+      await mapLimit(consumerConns, OPEN_CONCURRENCY, async (c, i) => {
+        const ch = await c.createChannel();
+        channelErrors(ch);
+        const q = queues[i % queues.length];
+        const args = w.queueArgs['x-queue-type'] === 'stream' ? { 'x-stream-offset': 'next' } : {};
+        const consumer = new Consumer(ch, w, q, rec);
+        consumers.push(consumer);
+        await consumer.start(args);
+      });
+    };
+    if (w.consumerStartDelay <= 0) await startConsumers();
+
+    const producerConns = await mapLimit(Array.from({ length: w.producers }), OPEN_CONCURRENCY, () => open());
+    await mapLimit(producerConns, OPEN_CONCURRENCY, async (c, i) => {
+      const ch = w.confirm ? await c.createConfirmChannel() : await c.createChannel();
+      channelErrors(ch);
+      const q = queues[i % queues.length];
+      producers.push(new Producer(ch, w, w.exchange, routingKeyFor(w, q), rec));
+    });
+
+    const start = nowMs();
+    const windowStart = start + spec.warmupSeconds * 1000;
+    const windowEnd = windowStart + spec.durationSeconds * 1000;
+    sampler = new SeriesSampler(rec, windowStart, nowMs);
+    sampler.start();
+
+    const intervalMs = w.publishingInterval ? w.publishingInterval * 1000 : w.rate ? 1000 / w.rate : 0;
+    if (intervalMs > 0) {
+      // Spread first sends over one interval (PerfTest's random start delay), deterministically.
+      producers.forEach((p, i) => scheduler.add(p, intervalMs, start + ((i * 0.618034) % 1) * Math.min(intervalMs, 1000)));
+      scheduler.start();
+    } else {
+      for (const p of producers) p.startUnlimited();
+    }
+    const delayedConsumers = w.consumerStartDelay > 0
+      ? sleep(w.consumerStartDelay * 1000).then(startConsumers) : Promise.resolve();
+
+    await sleepUntil(windowStart, signal);
+    const atStart: Counters = rec.snapshot();
+    rec.measuring = true;
+    selfLoad.start();
+    await sleepUntil(windowEnd, signal);
+    rec.measuring = false;
+    const atEnd: Counters = rec.snapshot();
+    const load = selfLoad.stop();
+    for (const p of producers) p.stop();
+    scheduler.stop();
+    sampler.stop();
+    await delayedConsumers.catch((e: Error) => rec.error(`consumers failed to start: ${e.message}`));
+
+    const seconds = spec.durationSeconds;
+    const delta = (k: keyof Counters) => (atEnd[k] - atStart[k]) / seconds;
+    const metrics: Record<string, number> = {};
+    if (w.producers > 0) metrics.published_rate = round(delta('published'));
+    if (w.producers > 0 && w.confirm) metrics.confirmed_rate = round(delta('confirmed'));
+    if (w.consumers > 0) metrics.consumed_rate = round(delta('consumed'));
+    Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency));
+
+    const messages = Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1);
+    const generator: GeneratorLoad = {
+      cpuMicrosPerMessage: round((load.cpuMicros / messages) * 100) / 100,
+      cpuCores: round(load.cpuMicros / (seconds * 1e6) * 100) / 100,
+      eventLoopDelayP99Ms: load.eventLoopDelayP99Ms,
+      saturated: load.cpuMicros / (seconds * 1e6) > 0.95 || load.eventLoopDelayP99Ms > 200,
+    };
+    const histograms: Record<string, string> = {};
+    if (rec.latency.totalCount > 0) histograms.latency = encode(rec.latency);
+    if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
+
+    let invalidReason: string | undefined;
+    if (rec.errors.length) invalidReason = rec.errors.join('; ');
+    else if (signal?.aborted) invalidReason = 'trial was cancelled';
+    else if (intervalMs > 0 && w.producers > 0) {
+      const target = (w.producers * 1000) / intervalMs;
+      const achieved = delta('published');
+      if (achieved < MIN_RATE_SHARE * target) {
+        invalidReason = `generator reached ${round(achieved)} of its target ${round(target)} msg/s (below ${MIN_RATE_SHARE * 100} %)`;
+      }
+    }
+    return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
+  } finally {
+    closing = true;
+    scheduler.stop();
+    sampler?.stop();
+    selfLoad.stop();
+    await Promise.all(consumers.map((c) => c.stop()));
+    await Promise.all(conns.map((c) => Promise.race([c.close().catch(() => undefined), sleep(5000)])));
+  }
+}
+
+async function sleepUntil(t: number, signal?: AbortSignal): Promise<void> {
+  while (!signal?.aborted) {
+    const left = t - nowMs();
+    if (left <= 0) return;
+    await sleep(Math.min(left, 250));
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
