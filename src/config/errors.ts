@@ -18,9 +18,9 @@ export class GateError extends Error {
     this.name = 'GateError';
   }
 
-  /** One line: "file:line: field: message. Fix: …" */
-  describe(): string {
-    const loc = [this.where.file, this.where.line].filter((x) => x !== undefined).join(':');
+  /** One line: "file:line: field: message. Fix: …" (without file:line for annotations that carry it). */
+  describe(withLocation = true): string {
+    const loc = withLocation ? [this.where.file, this.where.line].filter((x) => x !== undefined).join(':') : '';
     const field = this.where.field ? `${this.where.field}: ` : '';
     const fix = this.fix ? ` Fix: ${this.fix}` : '';
     return `${loc ? `${loc}: ` : ''}${field}${this.message}${fix}`;

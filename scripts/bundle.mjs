@@ -1,0 +1,22 @@
+// Bundles the action (dist/index.js, dist/post.js) and the CLI (dist/cli.js) with esbuild into
+// ESM files that run on a bare Node 24 with no node_modules. Deterministic: same input, same bytes.
+import { build } from 'esbuild';
+import { readFileSync, rmSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: { index: 'src/index.ts', post: 'src/post.ts', cli: 'src/cli.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  chunkNames: 'chunks/[name]-[hash]',
+  legalComments: 'none',
+  define: { __VERSION__: JSON.stringify(pkg.version) },
+  // CommonJS dependencies (amqplib) call require() for Node built-ins.
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  logLevel: 'warning',
+});

@@ -1,0 +1,41 @@
+// What the action needs to know about the workflow run it is in: repository, pull request
+// (from the event payload), whether the PR comes from a fork, and the link to the run.
+import { readFileSync } from 'node:fs';
+
+export interface RunContext {
+  owner?: string;
+  repo?: string;
+  eventName?: string;
+  pullNumber?: number;
+  /** True for a PR whose head is in another repository: the token is read-only there. */
+  fromFork: boolean;
+  headSha?: string;
+  baseSha?: string;
+  runUrl?: string;
+  apiUrl: string;
+}
+
+export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext {
+  const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+  let event: Record<string, any> = {};
+  if (env.GITHUB_EVENT_PATH) {
+    try {
+      event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8'));
+    } catch {
+      event = {};
+    }
+  }
+  const pr = event.pull_request;
+  const server = env.GITHUB_SERVER_URL ?? 'https://github.com';
+  return {
+    owner: owner || event.repository?.owner?.login,
+    repo: repo || event.repository?.name,
+    eventName: env.GITHUB_EVENT_NAME,
+    pullNumber: pr?.number ?? (env.GITHUB_EVENT_NAME?.startsWith('pull_request') ? event.number : undefined),
+    fromFork: Boolean(pr && pr.head?.repo && pr.base?.repo && pr.head.repo.full_name !== pr.base.repo.full_name),
+    headSha: pr?.head?.sha ?? env.GITHUB_SHA,
+    baseSha: pr?.base?.sha,
+    runUrl: env.GITHUB_RUN_ID && owner ? `${server}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : undefined,
+    apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+  };
+}

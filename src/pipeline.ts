@@ -1,0 +1,151 @@
+// The pipeline shared by the CLI and the action: configuration → broker → workload → metrics →
+// compare. It resolves scenarios, starts (or attaches to) every target, runs the interleaved
+// trial plan, always stops what it started, and returns one RunReport. Reporting and GitHub are
+// the callers' business.
+import { randomBytes } from 'node:crypto';
+import type { Baseline, RunError, RunReport, TargetSpec, TrialResult } from './schema/types';
+import { SCHEMA_VERSION } from './schema/types';
+import { resolveScenarios } from './config/catalogue';
+import { describeError, GateError } from './config/errors';
+import { startTarget } from './broker/start';
+import type { BrokerHandle } from './broker/provider';
+import { buildPlan, estimateSeconds } from './plan/plan';
+import { runTrial } from './workload/trial';
+import { fingerprint, fingerprintMismatch, TOOL, TOOL_VERSION } from './metrics/fingerprint';
+import { compareSamples, countChanges, overallVerdict } from './compare/compare';
+import { trialValues } from './compare/baseline-file';
+
+export interface RunOptions {
+  /** Preset name, scenario file or folder, or comma-separated scenario ids. */
+  scenarios: string;
+  candidate: TargetSpec;
+  /** A same-run reference target; when given, it decides the verdict. */
+  reference?: TargetSpec;
+  repetitions: number;
+  seed?: number;
+  mode: RunReport['mode'];
+  /** The stored baseline to compare with (check mode), if one could be read. */
+  stored?: Baseline;
+  /** Override every scenario's measured window / warm-up, in seconds. */
+  duration?: number;
+  warmup?: number;
+  cwd?: string;
+  runId?: string;
+  signal?: AbortSignal;
+}
+
+export interface Ui {
+  info(message: string): void;
+  warn(message: string): void;
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  trialDone(done: number, total: number, trial: TrialResult, etaSeconds: number): void;
+}
+
+export function newRunId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> {
+  const started = Date.now();
+  const runId = opts.runId ?? newRunId();
+  const seed = opts.seed ?? randomBytes(4).readUInt32BE(0);
+  const selection = resolveScenarios(opts.scenarios, opts.cwd);
+  const scenarios = selection.scenarios.map((s) => ({
+    ...s,
+    durationSeconds: opts.duration ?? s.durationSeconds,
+    warmupSeconds: opts.warmup ?? s.warmupSeconds,
+  }));
+  if (!(opts.repetitions >= 1)) throw new GateError(`repetitions must be at least 1, got ${opts.repetitions}`, { field: 'repetitions' });
+  const specs = [opts.candidate, ...(opts.reference ? [opts.reference] : [])];
+  const errors: RunError[] = [];
+  const handles: BrokerHandle[] = [];
+  const trials: TrialResult[] = [];
+  try {
+    for (const spec of specs) {
+      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId));
+      handles.push(h);
+      ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
+    }
+    const plan = buildPlan(scenarios, specs.map((s) => s.id), opts.repetitions, seed);
+    let remaining = estimateSeconds(plan);
+    ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${opts.repetitions}), about ${Math.round(remaining)} s, seed ${seed}`);
+    for (const p of plan) {
+      if (opts.signal?.aborted) break;
+      const handle = handles[specs.findIndex((s) => s.id === p.target)];
+      const result = await runTrial(p, handle, runId, opts.signal);
+      trials.push(result);
+      remaining -= estimateSeconds([p]);
+      ui.trialDone(trials.length, plan.length, result, Math.max(0, remaining));
+      if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
+    }
+  } catch (err) {
+    errors.push({ scope: 'run', message: describeError(err) });
+    if (!handles.length || !(err instanceof GateError)) throw err;
+  } finally {
+    for (const h of handles) await h.stop().catch((e) => ui.warn(`could not stop ${h.info.label}: ${describeError(e)}`));
+  }
+  return assembleReport({ opts, scenarios, handles, trials, errors, seed, preset: selection.name, started });
+}
+
+interface Assembly {
+  opts: RunOptions;
+  scenarios: RunReport['scenarios'];
+  handles: BrokerHandle[];
+  trials: TrialResult[];
+  errors: RunError[];
+  seed: number;
+  preset: string;
+  started: number;
+}
+
+/** Compares and packages a run. Same-run reference decides when present; the stored baseline otherwise. */
+function assembleReport(a: Assembly): RunReport {
+  const fp = fingerprint();
+  const candidate = a.opts.candidate.id;
+  const candInfo = a.handles.find((h) => h.info.id === candidate)?.info;
+  const partial = { trials: a.trials };
+  const candSample = { label: a.opts.candidate.label, values: trialValues(partial, candidate) };
+  let comparisons: RunReport['comparisons'] = [];
+  let decidedBy = 'nothing: no baseline to compare with';
+  if (a.opts.reference) {
+    const ref = a.opts.reference;
+    comparisons = compareSamples({ scenarios: a.scenarios, candidate: candSample, reference: { label: ref.label, values: trialValues(partial, ref.id) }, against: ref.id });
+    decidedBy = `same-run A/B against ${ref.label}: both targets ran interleaved on this runner`;
+  }
+  if (a.opts.stored && a.opts.mode === 'check' && candInfo) {
+    const mismatch = fingerprintMismatch(a.opts.stored.fingerprint, a.opts.stored.target, fp, candInfo);
+    const stored = compareSamples({
+      scenarios: a.scenarios, candidate: candSample,
+      reference: { label: 'stored baseline', values: Object.fromEntries(Object.entries(a.opts.stored.scenarios).map(([k, v]) => [k, v.metrics])) },
+      against: 'stored', mayNotFail: mismatch,
+    });
+    if (a.opts.reference) {
+      for (const c of stored) c.gating = false;
+      comparisons.push(...stored);
+    } else {
+      comparisons = stored;
+      decidedBy = mismatch ? `stored baseline (may warn, never fail: ${mismatch})` : 'stored baseline, recorded on a matching runner';
+    }
+  }
+  const verdict = a.opts.mode === 'check' || a.opts.reference ? overallVerdict(comparisons) : 'pass';
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: TOOL, version: TOOL_VERSION },
+    createdAt: new Date(a.started).toISOString(),
+    mode: a.opts.mode,
+    fingerprint: fp,
+    preset: a.preset,
+    repetitions: a.opts.repetitions,
+    seed: a.seed,
+    scenarios: a.scenarios,
+    targets: a.handles.map((h) => h.info),
+    candidate,
+    trials: a.trials,
+    comparisons,
+    decidedBy,
+    verdict: a.errors.some((e) => e.scope === 'run') && verdict === 'pass' ? 'inconclusive' : verdict,
+    ...countChanges(comparisons),
+    errors: a.errors,
+    durationSeconds: Math.round((Date.now() - a.started) / 1000),
+  };
+}

@@ -1,0 +1,111 @@
+// Markdown rendering of a RunReport: the job summary (everything) and the pull-request comment
+// (verdict headline, regressions first, improvements next, unchanged collapsed, environment and
+// decision rule; never over GitHub's 65,536-character limit). All user text goes through md().
+import type { Comparison, RunReport } from '../schema/types';
+import { metricDef } from '../metrics/definitions';
+import { ALPHA } from '../compare/compare';
+import { commentSafe, md } from './escape';
+import { delta, num, VERDICT_ICON } from './format';
+
+export const COMMENT_LIMIT = 65_536;
+
+export function marker(name: string): string {
+  return `<!-- rabbitmq-perf-gate:${commentSafe(name)} -->`;
+}
+
+export interface RenderOptions {
+  /** Gate name (input `name`), shown in the title and the hidden marker. */
+  name: string;
+  runUrl?: string;
+}
+
+const HEADER = '| Scenario | Metric | Baseline | Now | Δ [95 % CI] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|';
+
+function row(c: Comparison, report: RunReport): string {
+  const def = metricDef(c.metric);
+  const scenario = report.scenarios.find((s) => s.id === c.scenario);
+  const against = c.against === 'stored' ? '' : ` vs ${md(c.baselineLabel)}`;
+  const gate = c.gating ? '' : ' (info)';
+  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, c.unit)} | ${num(c.candidateMedian, c.unit)} | ${delta(c)} | ${c.nBaseline}+${c.nCandidate} | ${VERDICT_ICON[c.verdict]} ${c.verdict}${gate} |`;
+}
+
+function table(cs: Comparison[], report: RunReport): string {
+  return cs.length ? `${HEADER}\n${cs.map((c) => row(c, report)).join('\n')}` : '_none_';
+}
+
+function headline(r: RunReport, name: string): string {
+  const what = r.verdict === 'fail' ? `${r.regressions} regression${r.regressions === 1 ? '' : 's'} beyond tolerance`
+    : r.verdict === 'warn' ? 'significant slowdowns within tolerance'
+    : r.verdict === 'inconclusive' ? 'inconclusive: not enough clean data to decide'
+    : 'no regression';
+  return `## ${VERDICT_ICON[r.verdict]} ${md(name)}: ${what}`;
+}
+
+function environment(r: RunReport): string {
+  const f = r.fingerprint;
+  const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.image ? `, image \`${md(t.image)}\`` : ''}`).join('; ');
+  return [
+    `**Decided by:** ${md(r.decidedBy)}.`,
+    `**Rule:** exact Mann-Whitney U per metric, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${Math.round((1 - ALPHA) * 100)} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.`,
+    `**Targets:** ${targets || '–'}`,
+    `**Runner:** ${md(f.cpuModel)}, ${f.cores} cores, ${md(f.os)}, Node ${md(f.node)}, ${md(f.tool)} ${md(f.toolVersion)}; preset \`${md(r.preset)}\`, ${r.repetitions} repetitions, seed ${r.seed}, ${r.durationSeconds} s.`,
+  ].join('\n');
+}
+
+function invalidTrials(r: RunReport): string {
+  const bad = r.trials.filter((t) => !t.valid);
+  if (!bad.length && !r.errors.length) return '';
+  const lines = bad.slice(0, 20).map((t) => `- ${md(t.scenario)} on ${md(t.target)}, trial ${t.trial + 1}: ${md(t.invalidReason)}`);
+  if (bad.length > 20) lines.push(`- … and ${bad.length - 20} more`);
+  for (const e of r.errors.filter((e) => e.scope === 'run')) lines.push(`- ${md(e.message)}`);
+  return `\n### Excluded trials and errors (${bad.length} of ${r.trials.length} trials invalid)\n${lines.join('\n')}\n`;
+}
+
+function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
+  const regressions = r.comparisons.filter((c) => c.verdict === 'fail' || c.verdict === 'warn' || (c.verdict === 'inconclusive' && c.gating));
+  const improvements = r.comparisons.filter((c) => !regressions.includes(c) && c.change === 'better');
+  const rest = r.comparisons.filter((c) => !regressions.includes(c) && !improvements.includes(c));
+  return { regressions, improvements, rest };
+}
+
+/** The full report for the job summary. */
+export function renderSummary(r: RunReport, o: RenderOptions): string {
+  const s = sections(r);
+  return [
+    headline(r, o.name),
+    '',
+    '### Needs attention',
+    table(s.regressions, r),
+    '',
+    '### Improvements',
+    table(s.improvements, r),
+    '',
+    '### Unchanged',
+    table(s.rest, r),
+    invalidTrials(r),
+    environment(r),
+    o.runUrl ? `\n[Workflow run](${o.runUrl})` : '',
+    '',
+  ].join('\n');
+}
+
+/** The sticky PR comment: marker first, unchanged rows collapsed, truncated to fit. */
+export function renderComment(r: RunReport, o: RenderOptions): string {
+  const s = sections(r);
+  const head = [marker(o.name), headline(r, o.name), ''];
+  const tail = ['', environment(r), o.runUrl ? `\n[Workflow run and full job summary](${o.runUrl})` : ''];
+  const body = [
+    s.regressions.length ? `### Needs attention\n${table(s.regressions, r)}\n` : '',
+    s.improvements.length ? `### Improvements\n${table(s.improvements, r)}\n` : '',
+    s.rest.length ? `<details><summary>Unchanged (${s.rest.length})</summary>\n\n${table(s.rest, r)}\n\n</details>\n` : '',
+    invalidTrials(r),
+  ].join('\n');
+  const full = [...head, body, ...tail].join('\n');
+  if (full.length <= COMMENT_LIMIT) return full;
+  const note = `\n\n_… truncated to fit a comment; the full table is in the job summary${o.runUrl ? ` of [this run](${o.runUrl})` : ''}._\n`;
+  const room = COMMENT_LIMIT - head.join('\n').length - tail.join('\n').length - note.length - 16;
+  let cut = body.slice(0, Math.max(0, room));
+  cut = cut.slice(0, cut.lastIndexOf('\n'));
+  if (cut.split('<details>').length > cut.split('</details>').length) cut += '\n\n</details>';
+  return [...head, cut + note, ...tail].join('\n');
+}

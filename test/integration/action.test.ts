@@ -1,0 +1,107 @@
+// The bundled action run as the Actions runner runs it, against the real broker and the local
+// GitHub REST server (every request and response validated against GitHub's OpenAPI description).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startGitHubServer, type GitHubServer } from '../support/github-server';
+import { runAction, newWorkspace } from '../support/action-runner';
+import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
+
+const TOKEN = 'ghs_perfgatetesttoken';
+const REPO = 'Codertocat/Hello-World';
+const fast = { scenarios: 'smoke', repetitions: '5', duration: '2', warmup: '1', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL };
+
+let gh: GitHubServer;
+beforeAll(async () => {
+  gh = await startGitHubServer({ token: TOKEN, repo: REPO });
+  gh.state.addPull(REPO, { head: 'changes', number: 2 });
+  // Someone else quoting our marker: must be left alone.
+  gh.state.addComment(REPO, 2, { body: 'copied: <!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->', user: 'Codertocat' });
+});
+afterAll(async () => {
+  expect(gh.violations).toEqual([]);
+  await gh.close();
+});
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
+
+describe('bundled action on a pull_request event', () => {
+  const workspace = newWorkspace();
+  const baseline = join(workspace, '.github/rabbitmq-perf/baseline.json');
+
+  it('refresh writes the stored baseline atomically, with every trial and the fingerprint', async () => {
+    const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, mode: 'refresh', 'github-token': TOKEN } });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const b = JSON.parse(readFileSync(baseline, 'utf8'));
+    expect(b.schemaVersion).toBe(1);
+    expect(b.scenarios.one_fast.metrics.consumed_rate).toHaveLength(5);
+    expect(b.fingerprint.cores).toBeGreaterThan(0);
+    expect(b.target.rabbitmqVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(b.history).toHaveLength(1);
+    expect(r.stdout).not.toContain('guest:guest');
+  });
+
+  it('first check creates one comment; outputs and summary are written', async () => {
+    const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(['pass', 'warn', 'inconclusive']).toContain(r.outputs.verdict);
+    expect(r.outputs.regressions).toBe('0');
+    expect(JSON.parse(readFileSync(r.outputs.report, 'utf8')).comparisons.length).toBeGreaterThan(0);
+    expect(r.summary).toContain('| Scenario | Metric |');
+    expect(r.summary).toContain('one\\_fast');
+    const ours = gh.state.comments(REPO, 2).filter((c) => c.user.login === 'github-actions[bot]');
+    expect(ours).toHaveLength(1);
+    expect(ours[0].body).toContain('<!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->');
+  });
+
+  it('second check updates that comment in place, and a real regression fails the step', async () => {
+    // Make the stored baseline three times faster than this broker: a regression far beyond tolerance.
+    const b = JSON.parse(readFileSync(baseline, 'utf8'));
+    for (const m of ['published_rate', 'consumed_rate']) b.scenarios.one_fast.metrics[m] = b.scenarios.one_fast.metrics[m].map((v: number) => v * 3);
+    writeFileSync(baseline, JSON.stringify(b));
+    const before = gh.state.comments(REPO, 2).find((c) => c.user.login === 'github-actions[bot]')!;
+    const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
+    expect(r.code).toBe(1);
+    expect(r.outputs.verdict).toBe('fail');
+    expect(Number(r.outputs.regressions)).toBeGreaterThanOrEqual(1);
+    expect(r.stdout).toMatch(/::error.*regression/);
+    const ours = gh.state.comments(REPO, 2).filter((c) => c.user.login === 'github-actions[bot]');
+    expect(ours).toHaveLength(1);
+    expect(ours[0].id).toBe(before.id);
+    expect(ours[0].body).toContain('❌');
+    expect(gh.state.comments(REPO, 2).find((c) => c.user.login === 'Codertocat')!.body).toBe('copied: <!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->');
+  });
+});
+
+describe('bad input gives one clear error, no stack trace', () => {
+  it('a broker URL that refuses connections', async () => {
+    const r = await runAction({ apiUrl: gh.url, inputs: { ...fast, 'broker-url': 'amqp://guest:secret-pw@127.0.0.1:1', comment: 'never' } });
+    expect(r.code).toBe(1);
+    const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(errors[0]).toMatch(/cannot connect to the broker at amqp:\/\/guest:\*\*\*@127\.0\.0\.1:1.*connection refused/);
+    // The runner hides the secret after ::add-mask::; nothing else may print it.
+    expect(r.stdout.replace(/^::add-mask::.*$/m, '')).not.toContain('secret-pw');
+    expect(r.stdout).toContain('::add-mask::secret-pw');
+    expect(errors).toHaveLength(1);
+    noStack(r.stdout + r.stderr);
+  });
+
+  it('an unknown preset', async () => {
+    const r = await runAction({ apiUrl: gh.url, inputs: { ...fast, scenarios: 'no-such-preset', comment: 'never' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/::error.*unknown preset or scenario "no-such-preset".*Fix: use a preset \(smoke, pr/);
+    noStack(r.stdout + r.stderr);
+  });
+
+  it('a baseline file that is not JSON: reported, and the run goes on without a stored baseline', async () => {
+    const ws = newWorkspace();
+    mkdirSync(join(ws, '.github/rabbitmq-perf'), { recursive: true });
+    writeFileSync(join(ws, '.github/rabbitmq-perf/baseline.json'), '{ "schemaVersion": 1, oops');
+    const r = await runAction({ workspace: ws, apiUrl: gh.url, inputs: { ...fast, repetitions: '1', comment: 'never' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/::error title=rabbitmq-perf-gate,file=\.github\/rabbitmq-perf\/baseline\.json,line=1::.*the baseline file is not valid JSON/);
+    expect(r.outputs.verdict).toBe('inconclusive');
+    noStack(r.stdout + r.stderr);
+  });
+});
