@@ -4,6 +4,8 @@ import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+// uPlot's minified JS and CSS, inlined into every HTML report (src/report/charts-assets.ts).
+const uplot = (file) => JSON.stringify(readFileSync(new URL(`../node_modules/uplot/dist/${file}`, import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: { index: 'src/index.ts', post: 'src/post.ts', cli: 'src/cli.ts' },
@@ -15,7 +17,7 @@ await build({
   target: 'node24',
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
-  define: { __VERSION__: JSON.stringify(pkg.version) },
+  define: { __VERSION__: JSON.stringify(pkg.version), __UPLOT_JS__: uplot('uPlot.iife.min.js'), __UPLOT_CSS__: uplot('uPlot.min.css') },
   // CommonJS dependencies (amqplib) call require() for Node built-ins.
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',

@@ -1,158 +1,340 @@
 #!/usr/bin/env node
-// The terminal front end: the same pipeline as the action (run, refresh), plus compare, report
-// and list. Progress goes to stderr (a bar with ETA on a terminal, plain lines in logs); results
-// go to stdout (Markdown, or JSON with --json). Exit status: 0 pass/warn/inconclusive, 1 on a
-// regression, 2 on bad input or a broken environment.
+// The terminal front end: run and refresh (the same pipeline as the action), compare (two finished
+// reports, or a report against a baseline.json), report (Markdown or a self-contained HTML file)
+// and list. Progress goes to stderr (a bar with ETA on a terminal, plain lines in logs); results go
+// to stdout: a coloured table on a terminal (no colour with NO_COLOR), Markdown when piped, JSON
+// with --json. Exit status: 0 pass/warn/inconclusive, 1 on a regression, 2 on bad input or a
+// broken environment, 130 when interrupted.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Baseline, RunReport, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, Comparison, RunReport, TargetSpec, TrialResult } from './schema/types';
 import { describeError, GateError } from './config/errors';
 import { catalogueIds, loadPresets, resolveScenarios } from './config/catalogue';
-import { readBaseline, baselineFromRun, writeBaseline } from './compare/baseline-file';
+import { readBaseline, baselineFromRun, writeBaseline, trialValues, writeFileAtomic } from './compare/baseline-file';
+import { compareSamples, countChanges, overallVerdict } from './compare/compare';
 import { runPipeline, type Ui } from './pipeline';
 import { estimateSeconds, buildPlan } from './plan/plan';
 import { renderSummary } from './report/markdown';
+import { renderHtml } from './report/html';
 import { writeReportFiles } from './report/files';
-import { TOOL_VERSION } from './metrics/fingerprint';
+import { delta, num } from './report/format';
+import { metricDef } from './metrics/definitions';
+import { fingerprintMismatch, TOOL_VERSION } from './metrics/fingerprint';
 
 const HELP = `rabbitmq-perf-gate ${TOOL_VERSION} — RabbitMQ performance regression gate
 
 Usage:
-  rabbitmq-perf-gate run     [options]   run scenarios, compare with the stored baseline if any
-  rabbitmq-perf-gate refresh [options]   run scenarios and rewrite the stored baseline
-  rabbitmq-perf-gate list                presets and scenarios with expected durations
-  rabbitmq-perf-gate report  REPORT.json print the Markdown report of a finished run
+  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
+  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
+  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
+  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
+  rabbitmq-perf-gate list                   presets and scenarios with expected durations
 
-Options:
-  --scenarios X        preset, scenario file/folder, or ids (default: pr)
-  --broker-url URL     AMQP URL (default: amqp://guest:guest@127.0.0.1:5672)
-  --management-url URL management API URL (default: http://127.0.0.1:15672)
-  --baseline-file F    stored baseline (default: .github/rabbitmq-perf/baseline.json)
-  --repetitions N      trials per scenario and target (default: 5)
-  --duration S         override every scenario's measured window (seconds)
-  --warmup S           override every scenario's warm-up (seconds)
-  --seed N             reproduce a trial order
-  --out DIR            where report.json and summary.md go (default: rabbitmq-perf-gate-report)
-  --json               print the JSON report instead of Markdown
-  -h, --help           this help
+Options for run and refresh:
+  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
+  --broker-url URL       AMQP URL of the broker to measure (default: amqp://guest:guest@127.0.0.1:5672)
+  --management-url URL   its management API (default: http://127.0.0.1:15672)
+  --broker-label NAME    name shown for it (default: broker)
+  --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
+  --repetitions N        trials per scenario and target (default: 5)
+  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
+  --seed N               reproduce a trial order
+  --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
+Output options (run, refresh, compare, report):
+  --json                 print the JSON report instead of a table / Markdown
+  --html FILE            also write the self-contained HTML report (charts, no network needed)
+  -h, --help             this help
+
+Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
+broken environment; 130 interrupted (partial results are still written).
 
 Examples:
   rabbitmq-perf-gate list
   rabbitmq-perf-gate run --scenarios smoke --repetitions 3
+  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
   rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
-  rabbitmq-perf-gate run --broker-url amqp://user:pass@127.0.0.1:5672 --management-url http://127.0.0.1:15672 --json
+  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
 `;
 
 const OPTIONS = {
-  scenarios: { type: 'string' },
-  'broker-url': { type: 'string' },
-  'management-url': { type: 'string' },
-  'baseline-file': { type: 'string' },
-  repetitions: { type: 'string' },
-  duration: { type: 'string' },
-  warmup: { type: 'string' },
-  seed: { type: 'string' },
-  out: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+  scenarios: { type: 'string' }, 'broker-url': { type: 'string' }, 'management-url': { type: 'string' },
+  'broker-label': { type: 'string' }, image: { type: 'string' }, 'baseline-image': { type: 'string' },
+  'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
+  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
+type Values = ReturnType<typeof parse>['values'];
 
-function numberOpt(name: string, v: string | undefined, min: number): number | undefined {
+const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
+const COMMANDS: Record<string, { options: string[]; args: number }> = {
+  run: { options: [...RUN_OPTS, 'baseline-image'], args: 0 },
+  refresh: { options: RUN_OPTS, args: 0 },
+  compare: { options: ['json', 'html'], args: 2 },
+  report: { options: ['json', 'html'], args: 1 },
+  list: { options: ['json'], args: 0 },
+};
+
+const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
+  || (Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb');
+const paint = (on: boolean) => (code: string, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+
+function numberOpt(name: string, v: string | undefined, min: number, integer = false): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new GateError(`--${name} is "${v}"`, { field: `--${name}` }, `use a number of at least ${min}`);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new GateError(`must be ${integer ? 'a whole number' : 'a number'} of at least ${min}, got "${v}"`, { field: `--${name}` });
+  }
   return n;
 }
 
-function terminalUi(): Ui {
-  const tty = process.stderr.isTTY;
+const clock = (s: number) => { const t = Math.max(0, Math.round(s)); return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`; };
+
+function trialFigures(t: TrialResult): string {
+  if (!t.valid) return `INVALID: ${t.invalidReason ?? t.error ?? 'unknown reason'}`;
+  const m = t.metrics;
+  const main = ['published_rate', 'consumed_rate', 'latency_p99_ms'].filter((k) => k in m);
+  // Churn, import and phased scenarios report other metrics: show their first few.
+  return (main.length ? main : Object.keys(m).slice(0, 3)).map((k) => `${metricDef(k).label} ${num(m[k], metricDef(k).unit)}`).join(', ');
+}
+
+/** Progress on stderr: a live bar with ETA on a terminal, one plain line per trial otherwise. */
+function terminalUi(labels: Record<string, string>): Ui & { stop(): void } {
+  const out = process.stderr;
+  const tty = Boolean(out.isTTY);
+  const c = paint(colorAllowed(out));
   const started = Date.now();
+  let bar: { done: number; total: number; eta: number; at: number } | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+  const clear = () => (tty && bar ? '\r\x1b[K' : '');
+  const drawBar = () => {
+    if (!tty || !bar) return;
+    const width = 28;
+    const filled = Math.round((bar.done / bar.total) * width);
+    const left = Math.max(0, bar.eta - (Date.now() - bar.at) / 1000);
+    out.write(`\r\x1b[K${c('36', '█'.repeat(filled))}${c('2', '░'.repeat(width - filled))} ${bar.done}/${bar.total} trials · ${clock((Date.now() - started) / 1000)} elapsed · ~${clock(left)} left`);
+  };
+  const line = (s: string) => { out.write(`${clear()}${s}\n`); drawBar(); };
+  const stop = () => { if (ticker) clearInterval(ticker); ticker = undefined; if (tty && bar) out.write('\r\x1b[K'); bar = undefined; };
   return {
-    info: (m) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}${m}\n`),
-    warn: (m) => process.stderr.write(`${tty ? '\r\x1b[K\x1b[33m' : ''}warning: ${m}${tty ? '\x1b[0m' : ''}\n`),
-    group: async (name, fn) => {
-      process.stderr.write(`${name}…\n`);
-      return fn();
+    stop,
+    info: (m) => {
+      line(m);
+      // The pipeline announces the plan ("Running N trials …, about S s"): show the bar from trial one.
+      const plan = /^Running (\d+) trials.*about (\d+) s/.exec(m);
+      if (tty && plan) {
+        bar = { done: 0, total: Number(plan[1]), eta: Number(plan[2]), at: Date.now() };
+        ticker ??= setInterval(drawBar, 1000).unref();
+        drawBar();
+      }
     },
-    trialDone: (done: number, total: number, t: TrialResult, eta: number) => {
-      const m = t.metrics;
-      const figs = t.valid ? ['published_rate', 'consumed_rate', 'latency_p99_ms'].filter((k) => k in m).map((k) => `${k}=${m[k]}`).join(' ') : `INVALID: ${t.invalidReason}`;
+    warn: (m) => line(c('33', `warning: ${m}`)),
+    group: async (name, fn) => { line(c('1', `${name}…`)); return fn(); },
+    trialDone: (done, total, t, eta) => {
+      const who = `${t.scenario} #${t.trial + 1} on ${labels[t.target] ?? t.target}`;
       if (!tty) {
-        process.stderr.write(`[${done}/${total}] ${t.scenario} on ${t.target} #${t.trial + 1}: ${figs}\n`);
+        out.write(`[${done}/${total}] ${who}: ${trialFigures(t)} (~${Math.round(eta)} s left)\n`);
         return;
       }
-      const width = 24;
-      const filled = Math.round((done / total) * width);
-      const elapsed = Math.round((Date.now() - started) / 1000);
-      process.stderr.write(`\r\x1b[K${t.scenario} #${t.trial + 1} on ${t.target}: ${figs}\n`);
-      process.stderr.write(`[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${done}/${total}  ${elapsed}s elapsed, ~${Math.round(eta)}s left`);
-      if (done === total) process.stderr.write('\n');
+      bar = { done, total, eta, at: Date.now() };
+      ticker ??= setInterval(drawBar, 1000).unref();
+      line(`${t.valid ? c('32', '✓') : c('31', '✗')} ${who}: ${t.valid ? trialFigures(t) : c('33', trialFigures(t))}`);
+      if (done === total) stop();
     },
   };
 }
 
-async function runCommand(mode: 'check' | 'refresh', v: ReturnType<typeof parse>['values']): Promise<number> {
-  const baselineFile = resolve(v['baseline-file'] ?? '.github/rabbitmq-perf/baseline.json');
-  const read = readBaseline(baselineFile);
-  const ui = terminalUi();
-  if (read.status === 'unusable') ui.warn(`${read.error.describe()} — continuing without a stored baseline`);
-  const stored: Baseline | undefined = read.status === 'ok' ? read.baseline : undefined;
-  const candidate: TargetSpec = {
-    id: 'candidate', label: 'broker', kind: 'url',
+/** The comparison table for a terminal, verdicts and deltas coloured unless colour is off. */
+function terminalTable(r: RunReport, color: boolean): string {
+  const c = paint(color);
+  const vc: Record<string, string> = { pass: '32', warn: '33', fail: '1;31', inconclusive: '2' };
+  const icon: Record<string, string> = { pass: '✔', warn: '!', fail: '✘', inconclusive: '?' };
+  const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
+  if (!r.comparisons.length) return `${head}\n(no comparisons: nothing to compare with)\n`;
+  const order = (x: Comparison) => (x.verdict === 'fail' ? 0 : x.verdict === 'warn' ? 1 : x.gating ? 2 : 3);
+  // Gating metrics always; reported-only ones when they moved. Everything is in --json / --html.
+  const cs = r.comparisons.filter((x) => x.gating || x.verdict === 'fail' || x.verdict === 'warn' || x.change === 'better' || x.change === 'worse').sort((a, b) => order(a) - order(b));
+  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
+  const rows = cs.map((x) => [
+    x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''), metricDef(x.metric).label + (x.gating ? ' ★' : ''),
+    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), `${x.nBaseline}+${x.nCandidate}`, x.verdict + (x.gating ? '' : ' (info)'),
+  ]);
+  const hidden = r.comparisons.length - cs.length;
+  const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
+  const header = ['Scenario', 'Metric', 'Baseline', 'Now', 'Δ [95 % CI]', 'n', 'Verdict'];
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const right = new Set([2, 3, 4, 5]);
+  const pad = (row: string[]) => row.map((s, i) => (right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
+  const body = rows.map((row, k) => {
+    const x = cs[k];
+    const cells = pad(row);
+    if (x.change !== 'same' && x.change !== 'unknown') cells[4] = c(x.change === 'better' ? '32' : '31', cells[4]);
+    cells[6] = c(vc[x.verdict] ?? '0', row[6]);
+    return cells.join('  ').trimEnd();
+  });
+  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
+  return [head, against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
+}
+
+function emit(report: RunReport, v: Values, markdown: () => string): void {
+  if (v.html) {
+    writeFileAtomic(resolve(v.html), renderHtml(report));
+    process.stderr.write(`HTML report: ${resolve(v.html)}\n`);
+  }
+  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + '\n');
+  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
+  else process.stdout.write(markdown());
+}
+
+function targets(mode: 'check' | 'refresh', v: Values): { candidate: TargetSpec; reference?: TargetSpec } {
+  if (v.image && (v['broker-url'] || v['management-url'])) throw new GateError('starts its own broker, so it cannot be combined with --broker-url or --management-url', { field: '--image' });
+  const docker = (id: string, image: string): TargetSpec => ({ id, label: image, kind: 'docker', image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' });
+  const candidate: TargetSpec = v.image ? docker('candidate', v.image) : {
+    id: 'candidate', label: v['broker-label'] ?? 'broker', kind: 'url',
     amqpUrl: v['broker-url'] ?? 'amqp://guest:guest@127.0.0.1:5672',
     managementUrl: v['management-url'] ?? 'http://127.0.0.1:15672',
   };
+  if (v.image && v['broker-label']) candidate.label = v['broker-label'];
+  const reference = mode === 'check' && v['baseline-image'] ? docker('baseline', v['baseline-image']) : undefined;
+  return { candidate, reference };
+}
+
+async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number> {
+  const baselineFile = resolve(v['baseline-file'] ?? '.github/rabbitmq-perf/baseline.json');
+  const { candidate, reference } = targets(mode, v);
+  resolveScenarios(v.scenarios ?? 'pr'); // bad scenario input fails here, before anything else is said
+  const opts = {
+    repetitions: numberOpt('repetitions', v.repetitions, 1, true) ?? 5, seed: numberOpt('seed', v.seed, 0, true),
+    duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0),
+  };
+  const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t!.id, t!.label])));
+  const read = readBaseline(baselineFile);
+  if (read.status === 'unusable') ui.warn(`${read.error.describe()} — continuing without a stored baseline`);
+  if (read.status === 'missing' && mode === 'check' && !reference) ui.info(`no stored baseline at ${baselineFile}: nothing to compare with (create one with "refresh")`);
+  const stored: Baseline | undefined = read.status === 'ok' ? read.baseline : undefined;
   const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
-  process.once('SIGTERM', () => controller.abort());
-  const report = await runPipeline({
-    scenarios: v.scenarios ?? 'pr', candidate, mode, stored, signal: controller.signal,
-    repetitions: numberOpt('repetitions', v.repetitions, 1) ?? 5,
-    duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0), seed: numberOpt('seed', v.seed, 0),
-  }, ui);
+  const abort = () => controller.abort();
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+  let report: RunReport;
+  try {
+    report = await runPipeline({ scenarios: v.scenarios ?? 'pr', candidate, reference, mode, stored, signal: controller.signal, ...opts }, ui);
+  } finally {
+    ui.stop();
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+  }
   const summary = renderSummary(report, { name: 'rabbitmq-perf-gate' });
   const files = writeReportFiles(resolve(v.out ?? 'rabbitmq-perf-gate-report'), report, summary);
-  if (mode === 'refresh') {
-    if (!report.trials.some((t) => t.valid)) throw new GateError('no valid trials; the stored baseline was left untouched', { file: baselineFile });
+  if (mode === 'refresh' && !controller.signal.aborted) {
+    if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError('no valid trials; the stored baseline was left untouched', { file: baselineFile });
     writeBaseline(baselineFile, baselineFromRun(report, stored));
     ui.info(`baseline written to ${baselineFile}`);
   }
-  process.stdout.write(v.json ? JSON.stringify(report, null, 1) + '\n' : summary);
+  emit(report, v, () => summary);
   ui.info(`report: ${files.json}`);
+  if (controller.signal.aborted) {
+    ui.warn('interrupted: the report holds the trials that finished');
+    return 130;
+  }
   return report.verdict === 'fail' ? 1 : 0;
 }
 
-function listCommand(): number {
-  const lines = ['Presets:'];
-  for (const p of loadPresets()) {
+function listCommand(v: Values): number {
+  const presets = loadPresets().map((p) => {
     const { scenarios } = resolveScenarios(p.name);
-    const secs = estimateSeconds(buildPlan(scenarios, ['candidate'], 5, 1));
-    lines.push(`  ${p.name.padEnd(10)} ${String(scenarios.length).padStart(3)} scenarios, ~${Math.ceil(secs / 60)} min per target at 5 repetitions — ${p.description}`);
+    return { name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id), secondsPerTargetAt5: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], 5, 1))) };
+  });
+  const scenarios = catalogueIds().map((id) => {
+    const specs = resolveScenarios(id).scenarios;
+    const s = specs[0];
+    return { id, variants: specs.map((x) => x.id), warmupSeconds: s.warmupSeconds, durationSeconds: s.durationSeconds, gate: s.gate, description: s.description };
+  });
+  if (v.json) {
+    process.stdout.write(JSON.stringify({ presets, scenarios }, null, 1) + '\n');
+    return 0;
   }
-  lines.push('', 'Scenarios:');
-  for (const id of catalogueIds()) {
-    const [s] = resolveScenarios(id).scenarios;
-    lines.push(`  ${id.padEnd(32)} ${s.warmupSeconds}+${s.durationSeconds} s  ${s.description.slice(0, 90)}`);
+  const lines = ['Presets:'];
+  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTargetAt5 / 60)} min per target at 5 repetitions — ${p.description}`);
+  lines.push('', 'Scenarios (warm-up + measured seconds; ×N: variants over the file\'s axes):');
+  for (const s of scenarios) {
+    const text = s.description.replace(/\s+/g, ' ');
+    const short = text.length > 80 ? `${text.slice(0, 79).replace(/\s+\S*$/, '')}…` : text;
+    const variants = s.variants.length > 1 ? `×${s.variants.length}` : '';
+    lines.push(`  ${s.id.padEnd(30)} ${`${s.warmupSeconds}+${s.durationSeconds} s`.padEnd(7)} ${variants.padEnd(3)} ${short}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }
 
-function reportCommand(file: string | undefined, json: boolean): number {
-  if (!file) throw new GateError('report needs the path of a report.json', {}, 'rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json');
-  let report: RunReport;
+/** A report.json or baseline.json, with JSON errors located by line. */
+function readResult(file: string): { report?: RunReport; baseline?: Baseline } {
+  let text: string;
   try {
-    report = JSON.parse(readFileSync(file, 'utf8'));
+    text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new GateError(`cannot read the report (${(e as Error).message})`, { file });
+    throw new GateError(`cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
   }
-  process.stdout.write(json ? JSON.stringify(report, null, 1) + '\n' : renderSummary(report, { name: 'rabbitmq-perf-gate' }));
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    const pos = /position (\d+)/.exec((e as Error).message);
+    throw new GateError(`not valid JSON (${(e as Error).message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined });
+  }
+  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data as unknown as RunReport };
+  if (data && data.scenarios && typeof data.scenarios === 'object' && !Array.isArray(data.scenarios)) {
+    const read = readBaseline(file);
+    if (read.status === 'ok') return { baseline: read.baseline };
+    if (read.status === 'unusable') throw read.error;
+  }
+  throw new GateError('neither a report.json (trials, scenarios, comparisons) nor a baseline.json', { file }, 'pass the report.json of a run or a stored baseline');
+}
+
+function reportCommand(file: string, v: Values): number {
+  const { report } = readResult(file);
+  if (!report) throw new GateError('this is a baseline.json, not a report', { file }, `compare a run with it: rabbitmq-perf-gate compare REPORT.json ${file}`);
+  emit(report, { ...v, json: v.json }, () => renderSummary(report, { name: 'rabbitmq-perf-gate' }));
   return 0;
+}
+
+function compareCommand(files: string[], v: Values): number {
+  let [a, b] = files.map((f) => ({ file: f, ...readResult(f) }));
+  if (a.baseline && b.report) [a, b] = [b, a]; // a baseline is always the reference
+  const cand = a.report;
+  if (!cand) throw new GateError('compare needs at least one report.json', { file: a.file }, 'compare NEW/report.json OLD/report.json, or NEW/report.json baseline.json');
+  const candTarget = cand.targets.find((t) => t.id === cand.candidate);
+  const candidate = { label: candTarget?.label ?? cand.candidate, values: trialValues(cand, cand.candidate) };
+  const refReport = b.report;
+  const refId = refReport ? (cand.targets.some((t) => t.id === 'reference') ? 'reference-run' : 'reference') : 'stored';
+  const refTarget = refReport ? refReport.targets.find((t) => t.id === refReport.candidate) : b.baseline!.target;
+  const reference = refReport
+    ? { label: `${refTarget?.label ?? refReport.candidate} (${b.file})`, values: trialValues(refReport, refReport.candidate) }
+    : { label: 'stored baseline', values: Object.fromEntries(Object.entries(b.baseline!.scenarios).map(([k, s]) => [k, s.metrics])) };
+  const mismatch = candTarget ? fingerprintMismatch((refReport ?? b.baseline!).fingerprint, refTarget, cand.fingerprint, candTarget) : undefined;
+  const comparisons = compareSamples({ scenarios: cand.scenarios, candidate, reference, against: refId, mayNotFail: mismatch });
+  const report: RunReport = {
+    ...cand, mode: 'check', comparisons, verdict: overallVerdict(comparisons), ...countChanges(comparisons),
+    decidedBy: `${a.file} compared with ${b.file}${mismatch ? ` (may warn, never fail: ${mismatch})` : ''}`,
+    // Two reports: both runs' judged trials side by side, so the HTML shows the A/B layout.
+    targets: [...cand.targets.filter((t) => t.id === cand.candidate), ...(refReport && refTarget ? [{ ...refTarget, id: refId, label: reference.label }] : [])],
+    trials: [...cand.trials.filter((t) => t.target === cand.candidate), ...(refReport ? refReport.trials.filter((t) => t.target === refReport.candidate).map((t) => ({ ...t, target: refId })) : [])],
+  };
+  emit(report, v, () => renderSummary(report, { name: 'rabbitmq-perf-gate' }));
+  return report.verdict === 'fail' ? 1 : 0;
 }
 
 function parse(argv: string[]) {
   return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`error: ${message} (see "rabbitmq-perf-gate --help")\n`);
+  return 2;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -160,24 +342,32 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv);
   } catch (e) {
-    process.stderr.write(`error: ${(e as Error).message}\n\n${HELP}`);
-    return 2;
+    const m = /^(Unknown option|Option) '([^']+)'[^.]*/.exec((e as Error).message);
+    return usageError(m ? m[0] : (e as Error).message.split('\n')[0]);
   }
   const { values, positionals } = parsed;
-  const [command, arg] = positionals;
-  if (values.help || !command) {
+  const [command, ...args] = positionals;
+  if (values.help || command === 'help') {
     process.stdout.write(HELP);
-    return command || values.help ? 0 : 2;
+    return 0;
   }
+  if (!command) {
+    process.stderr.write(HELP);
+    return 2;
+  }
+  const spec = COMMANDS[command];
+  if (!spec) return usageError(`unknown command "${command}"`);
+  const wrong = Object.keys(values).filter((k) => !spec.options.includes(k));
+  if (wrong.length) return usageError(`--${wrong[0]} does not apply to "${command}"`);
+  if (args.length > spec.args) return usageError(`"${command}" takes ${spec.args || 'no'} file argument${spec.args === 1 ? '' : 's'}, got "${args.join('" "')}"`);
+  if (args.length < spec.args) return usageError(command === 'report' ? 'report needs the path of a report.json' : 'compare needs two files: NEW/report.json and OLD/report.json or a baseline.json');
   try {
     switch (command) {
       case 'run': return await runCommand('check', values);
       case 'refresh': return await runCommand('refresh', values);
-      case 'list': return listCommand();
-      case 'report': return reportCommand(arg, Boolean(values.json));
-      default:
-        process.stderr.write(`error: unknown command "${command}"\n\n${HELP}`);
-        return 2;
+      case 'list': return listCommand(values);
+      case 'report': return reportCommand(args[0], values);
+      default: return compareCommand(args, values);
     }
   } catch (e) {
     process.stderr.write(`error: ${describeError(e)}\n`);

@@ -8,8 +8,10 @@ import { SCHEMA_VERSION } from './schema/types';
 import { resolveScenarios } from './config/catalogue';
 import { describeError, GateError } from './config/errors';
 import { startTarget } from './broker/start';
+import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
 import { buildPlan, estimateSeconds } from './plan/plan';
+import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
 import { fingerprint, fingerprintMismatch, TOOL, TOOL_VERSION } from './metrics/fingerprint';
 import { compareSamples, countChanges, overallVerdict } from './compare/compare';
@@ -32,6 +34,11 @@ export interface RunOptions {
   cwd?: string;
   runId?: string;
   signal?: AbortSignal;
+  /** How the targets were chosen and how they differ (recorded in the report). */
+  targetNote?: string;
+  targetDiff?: string;
+  /** Run only this shard's balanced subset of the scenarios (src/plan/shard.ts). */
+  shard?: Shard;
 }
 
 export interface Ui {
@@ -50,11 +57,11 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const runId = opts.runId ?? newRunId();
   const seed = opts.seed ?? randomBytes(4).readUInt32BE(0);
   const selection = resolveScenarios(opts.scenarios, opts.cwd);
-  const scenarios = selection.scenarios.map((s) => ({
+  const scenarios = shardScenarios(selection.scenarios.map((s) => ({
     ...s,
     durationSeconds: opts.duration ?? s.durationSeconds,
     warmupSeconds: opts.warmup ?? s.warmupSeconds,
-  }));
+  })), opts.shard, opts.repetitions);
   if (!(opts.repetitions >= 1)) throw new GateError(`repetitions must be at least 1, got ${opts.repetitions}`, { field: 'repetitions' });
   const specs = [opts.candidate, ...(opts.reference ? [opts.reference] : [])];
   const errors: RunError[] = [];
@@ -62,7 +69,11 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const trials: TrialResult[] = [];
   try {
     for (const spec of specs) {
-      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId));
+      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
+        const logs = containerLogsOf(err);
+        if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
+        throw err;
+      });
       handles.push(h);
       ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
     }
@@ -78,9 +89,6 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
       ui.trialDone(trials.length, plan.length, result, Math.max(0, remaining));
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
     }
-  } catch (err) {
-    errors.push({ scope: 'run', message: describeError(err) });
-    if (!handles.length || !(err instanceof GateError)) throw err;
   } finally {
     for (const h of handles) await h.stop().catch((e) => ui.warn(`could not stop ${h.info.label}: ${describeError(e)}`));
   }
@@ -143,7 +151,9 @@ function assembleReport(a: Assembly): RunReport {
     trials: a.trials,
     comparisons,
     decidedBy,
-    verdict: a.errors.some((e) => e.scope === 'run') && verdict === 'pass' ? 'inconclusive' : verdict,
+    targetNote: a.opts.targetNote,
+    targetDiff: a.opts.targetDiff,
+    verdict,
     ...countChanges(comparisons),
     errors: a.errors,
     durationSeconds: Math.round((Date.now() - a.started) / 1000),

@@ -1,10 +1,10 @@
 // Picks the provider for a target: attach to an existing broker by URL, or start containers.
 import type { TargetSpec } from '../schema/types';
-import { GateError } from '../config/errors';
 import { attachExisting } from './existing';
+import { startDocker } from './docker';
 import type { BrokerHandle } from './provider';
 
-export async function startTarget(spec: TargetSpec, _runId: string): Promise<BrokerHandle> {
+export async function startTarget(spec: TargetSpec, runId: string, log?: (line: string) => void): Promise<BrokerHandle> {
   if (spec.kind === 'url') return attachExisting(spec);
-  throw new GateError(`target "${spec.id}": docker targets are not available in this build`);
+  return startDocker(spec, { runId, log });
 }

@@ -3,13 +3,19 @@
 import * as core from '@actions/core';
 import type { TargetSpec } from '../schema/types';
 import type { CommentMode } from '../github/comment';
+import { parseShard, type Shard } from '../plan/shard';
 import { GateError } from './errors';
+
+/** check/refresh run the matrix; comment posts a finished report (workflow_run); merge combines shards. */
+export const ACTION_MODES = ['check', 'refresh', 'comment', 'merge'] as const;
+export type ActionMode = (typeof ACTION_MODES)[number];
+export type RefreshCommit = 'pr' | 'direct' | 'none';
 
 export interface ActionSettings {
   scenarios: string;
   candidate: TargetSpec;
   repetitions: number;
-  mode: 'check' | 'refresh';
+  mode: ActionMode;
   baselineFile: string;
   failOnRegression: boolean;
   comment: CommentMode;
@@ -19,6 +25,66 @@ export interface ActionSettings {
   duration?: number;
   warmup?: number;
   seed?: number;
+  // --- GitHub integration (issue 6): fork-safe comments, refresh commits, shards, trend ---
+  /** mode: comment — the report.json to post (pr.json must sit next to it). */
+  report?: string;
+  /** mode: merge — glob(s) or folder(s) holding the shards' report.json files. */
+  reports?: string;
+  refreshCommit: RefreshCommit;
+  shard?: Shard;
+  /** "scenario/metric" for the trend chart; empty = automatic. */
+  trendMetric?: string;
+  // --- Targets (issues 3 and 10): images, target files, base vs head ---
+  targets: TargetInputs;
+}
+
+export interface TargetInputs {
+  brokerImage?: string;
+  baselineImage?: string;
+  brokerConfig: string[];
+  baselineConfig?: string[];
+  nodes: number;
+  /** Path of the repository's target file, or 'none'. */
+  targetFile: string;
+  /** Named targets (workflow_dispatch): `path` or `ref:path`. */
+  target?: string;
+  baselineTarget?: string;
+}
+
+function list(name: string): string[] | undefined {
+  const raw = core.getInput(name);
+  return raw ? raw.split(/[\n,]/).map((x) => x.trim()).filter(Boolean) : undefined;
+}
+
+function targetInputs(): TargetInputs {
+  const nodes = number('broker-nodes', 1, true) ?? 1;
+  if (nodes > 5) throw new GateError(`input broker-nodes is ${nodes}`, { field: 'broker-nodes' }, 'use 1 (single node) or 3 (a cluster)');
+  const baselineImage = core.getInput('baseline-image') || undefined;
+  const brokerImage = core.getInput('broker-image') || undefined;
+  if (baselineImage && !brokerImage) throw new GateError('baseline-image needs broker-image', { field: 'baseline-image' }, 'set broker-image to the candidate image');
+  return {
+    brokerImage, baselineImage, nodes,
+    brokerConfig: list('broker-config') ?? [],
+    baselineConfig: list('baseline-config'),
+    targetFile: core.getInput('target-file') || '.github/rabbitmq-perf/target.yml',
+    target: core.getInput('target') || undefined,
+    baselineTarget: core.getInput('baseline-target') || undefined,
+  };
+}
+
+function githubInputs(mode: ActionMode): Pick<ActionSettings, 'report' | 'reports' | 'refreshCommit' | 'shard' | 'trendMetric'> {
+  const report = core.getInput('report') || undefined;
+  const reports = core.getInput('reports') || undefined;
+  if (mode === 'comment' && !report) throw new GateError('mode: comment needs the report input', { field: 'report' }, 'give the path of the downloaded report.json (pr.json must be next to it)');
+  if (mode === 'merge' && !reports) throw new GateError('mode: merge needs the reports input', { field: 'reports' }, "give a folder or glob of the shards' report.json files");
+  const shard = core.getInput('shard');
+  return {
+    report,
+    reports,
+    refreshCommit: oneOf('refresh-commit', core.getInput('refresh-commit') || 'none', ['pr', 'direct', 'none'] as const),
+    shard: shard ? parseShard(shard) : undefined,
+    trendMetric: core.getInput('trend-metric') || undefined,
+  };
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -63,11 +129,12 @@ export function readActionInputs(): ActionSettings {
   if (token) core.setSecret(token);
   const amqpUrl = url('broker-url', 'amqp://guest:guest@localhost:5672', ['amqp:', 'amqps:']);
   const managementUrl = url('management-url', 'http://localhost:15672', ['http:', 'https:']);
+  const mode = oneOf('mode', core.getInput('mode') || 'check', ACTION_MODES);
   return {
     scenarios: core.getInput('scenarios') || 'pr',
     candidate: { id: 'candidate', label: core.getInput('broker-label') || 'broker', kind: 'url', amqpUrl, managementUrl },
     repetitions: number('repetitions', 1, true) ?? 5,
-    mode: oneOf('mode', core.getInput('mode') || 'check', ['check', 'refresh'] as const),
+    mode,
     baselineFile: core.getInput('baseline-file') || '.github/rabbitmq-perf/baseline.json',
     failOnRegression: bool('fail-on-regression', true),
     comment: oneOf('comment', core.getInput('comment') || 'always', ['always', 'on-change', 'never'] as const),
@@ -77,5 +144,7 @@ export function readActionInputs(): ActionSettings {
     duration: number('duration', 1, false),
     warmup: number('warmup', 0, false),
     seed: number('seed', 0, true),
+    ...githubInputs(mode),
+    targets: targetInputs(),
   };
 }

@@ -17,7 +17,23 @@ export function perfTestDefaults(queue: string): WorkloadParams {
 }
 
 type Apply = (w: WorkloadParams, value: string, run: RunFlags) => void;
-export interface RunFlags { time?: number }
+export interface RunFlags {
+  time?: number;
+  /** -ew: only meaningful in a drain phase (which always ends when the queues are empty). */
+  exitWhen?: 'empty' | 'idle';
+  /** Honest deviations, e.g. a size below PerfTest's 12-byte minimum clamped to 12. */
+  notes: string[];
+}
+
+/** Body bytes PerfTest needs for its sequence and timestamp; smaller sizes run as 12. */
+export const MIN_SIZE = 12;
+
+/** Clamps a size to MIN_SIZE, noting the change (PerfTest itself never sends fewer bytes). */
+export function clampSize(size: number, notes: string[]): number {
+  if (size >= MIN_SIZE) return size;
+  notes.push(`size ${size} runs as ${MIN_SIZE} bytes: the body carries a 4-byte sequence and an 8-byte send time (PerfTest's minimum)`);
+  return MIN_SIZE;
+}
 
 const num = (flag: string, min: number, v: string): number => {
   const n = Number(v);
@@ -47,7 +63,7 @@ const FLAGS: Record<string, { aliases: string[]; takesValue: boolean; apply: App
   autoAck: { aliases: ['-a', '--autoack'], takesValue: false, apply: (w) => { w.autoAck = true; } },
   rate: { aliases: ['-r', '--rate'], takesValue: true, apply: (w, v) => { const n = num('-r', -1, v); w.rate = n > 0 ? n : null; } },
   interval: { aliases: ['-P', '--publishing-interval'], takesValue: true, apply: (w, v) => { w.publishingInterval = num('-P', 0.1, v); } },
-  size: { aliases: ['-s', '--size'], takesValue: true, apply: (w, v) => { w.size = num('-s', 12, v); } },
+  size: { aliases: ['-s', '--size'], takesValue: true, apply: (w, v, run) => { w.size = clampSize(num('-s', 1, v), run.notes); } },
   flag: {
     aliases: ['-f', '--flag'], takesValue: true, apply: (w, v) => {
       if (v === 'persistent') w.persistent = true;
@@ -88,6 +104,13 @@ const FLAGS: Record<string, { aliases: string[]; takesValue: boolean; apply: App
     },
   },
   time: { aliases: ['-z', '--time'], takesValue: true, apply: (_w, v, run) => { run.time = num('-z', 1, v); } },
+  exitWhen: {
+    aliases: ['-ew', '--exit-when'], takesValue: true,
+    apply: (_w, v, run) => {
+      if (v !== 'empty' && v !== 'idle') throw new Error(`-ew takes empty or idle, got "${v}"`);
+      run.exitWhen = v;
+    },
+  },
   // Accepted and ignored: they shape PerfTest's own output or multi-instance runs, not the workload.
   ignored: {
     aliases: ['--metrics-prometheus', '-mpr', '--metrics-command-line-arguments', '-mcla', '--use-millis', '-ms'],
@@ -101,6 +124,9 @@ const FLAGS: Record<string, { aliases: string[]; takesValue: boolean; apply: App
   },
 };
 
+/** The accepted flags, for docs/scenarios.md: `ignored` ones only shape PerfTest's own output. */
+export const PERF_TEST_FLAGS = Object.entries(FLAGS).map(([name, f]) => ({ name, aliases: f.aliases, takesValue: f.takesValue, ignored: name.startsWith('ignored') }));
+
 const BY_ALIAS = new Map<string, (typeof FLAGS)[string]>();
 for (const f of Object.values(FLAGS)) for (const a of f.aliases) BY_ALIAS.set(a, f);
 
@@ -111,7 +137,7 @@ function tokenize(line: string): string[] {
 
 export function applyPerfTestArgs(w: WorkloadParams, line: string, where: Where): RunFlags {
   const tokens = tokenize(line.replace(/^\s*(perf-test|perf_test\s+\S+)\s*/, ''));
-  const run: RunFlags = {};
+  const run: RunFlags = { notes: [] };
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i];
     const flag = BY_ALIAS.get(tok);

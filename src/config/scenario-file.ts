@@ -1,24 +1,42 @@
 // Scenario files: YAML validated against schema/scenario.schema.json, every error reported with
 // file, line and field. A file's `perf-test:` line is translated first, then `workload:` fields
-// override it, so users can paste PerfTest commands from RabbitMQ's blog posts.
+// override it, so users can paste PerfTest commands from RabbitMQ's blog posts. A file may hold
+// `phases:` (fill, then drain), `churn:` or `import:` instead of one messaging run, and expands
+// over `axes:` (size × queue type) after `scale:` trims its counts (see src/config/axes.ts).
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
-import type { ScenarioSpec, WorkloadParams } from '../schema/types';
-import { GateError } from './errors';
-import { applyPerfTestArgs, perfTestDefaults } from './perftest-args';
+import type { ChurnSpec, ImportSpec, PhaseSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
+import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
+import { GateError, type Where } from './errors';
+import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
+import { DEFAULT_SCALED, expandAxes, scaleImport, scaleWorkload, type Axes, type Scalable } from './axes';
 import { packagePath } from './paths';
 
-interface RawScenario {
+interface RawWorkload { 'perf-test'?: string; workload?: Partial<WorkloadParams> }
+interface RawPhase extends RawWorkload { role: PhaseSpec['role']; keepPublishing?: boolean }
+interface RawPolicy { name: string; pattern: string; definition: Record<string, unknown>; 'apply-to'?: SetupSpec['policies'][number]['applyTo']; priority?: number }
+interface RawScenario extends RawWorkload {
   id: string;
   description: string;
   origin: { source: string; command: string };
-  'perf-test'?: string;
-  workload?: Partial<WorkloadParams>;
   warmup?: number;
   duration?: number;
   gate?: string[];
   tolerances?: Record<string, number>;
+  phases?: RawPhase[];
+  churn?: Partial<ChurnSpec> & Pick<ChurnSpec, 'object'>;
+  import?: Partial<ImportSpec> & Pick<ImportSpec, 'queues'>;
+  setup?: { policies?: RawPolicy[]; queues?: string[]; deadLetterQueue?: string };
+  axes?: Axes;
+  scale?: number;
+  scaled?: Scalable[];
+  notes?: string[];
+}
+
+export interface LoadOptions {
+  /** Multiplies the `scale:` of files that declare one (tests use it to run thousands of clients small). */
+  scale?: number;
 }
 
 const DEFAULT_GATE = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
@@ -72,17 +90,18 @@ function schemaError(e: ErrorObject, file: string, doc: Document, lines: LineCou
   return new GateError(msg, { file, line, field }, fix);
 }
 
-export function loadScenarioFile(file: string): ScenarioSpec {
+export function loadScenarioFile(file: string, opts: LoadOptions = {}): ScenarioSpec[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new GateError(`cannot read scenario file (${(e as NodeJS.ErrnoException).code})`, { file }, 'check the path');
   }
-  return parseScenario(text, file);
+  return parseScenario(text, file, opts);
 }
 
-export function parseScenario(text: string, file: string): ScenarioSpec {
+/** Parses one scenario file into its specs: one, or one per combination of `axes:` values. */
+export function parseScenario(text: string, file: string, opts: LoadOptions = {}): ScenarioSpec[] {
   const { doc, lines, data } = parseYaml(text, file);
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new GateError('a scenario file must be a YAML mapping', { file, line: 1 }, 'start from one of the files in scenarios/');
@@ -92,29 +111,107 @@ export function parseScenario(text: string, file: string): ScenarioSpec {
   const raw = data as RawScenario;
   const fieldLines: Record<string, number> = {};
   for (const k of Object.keys(raw)) fieldLines[k] = lineOf(doc, lines, `/${k}`);
+  const at = (pointer: string, field: string): Where => ({ file, line: lineOf(doc, lines, pointer), field });
+  const notes = [...(raw.notes ?? [])];
 
-  const workload = perfTestDefaults(raw.id);
-  let perfTestTime: number | undefined;
-  if (raw['perf-test']) {
-    perfTestTime = applyPerfTestArgs(workload, raw['perf-test'], { file, line: fieldLines['perf-test'], field: 'perf-test' }).time;
+  // The base workload, then each phase's on top of it.
+  const build = (from: WorkloadParams, r: RawWorkload, ptr: string, drain = false): { w: WorkloadParams; run: RunFlags } => {
+    const w = structuredClone(from);
+    let run: RunFlags = { notes: [] };
+    if (r['perf-test']) run = applyPerfTestArgs(w, r['perf-test'], at(`${ptr}/perf-test`, `${ptr.slice(1).replace(/\//g, '.')}${ptr ? '.' : ''}perf-test`));
+    if (run.exitWhen && !drain) {
+      throw new GateError('--exit-when only belongs in a drain phase (which always runs until the queues are empty)', at(`${ptr}/perf-test`, 'perf-test'), 'move the consuming command into `phases:` with role: drain');
+    }
+    Object.assign(w, r.workload ?? {});
+    if (r.workload?.queueArgs) w.queueArgs = { ...from.queueArgs, ...w.queueArgs, ...r.workload.queueArgs };
+    if (r.workload?.messageProperties) w.messageProperties = { ...from.messageProperties, ...r.workload.messageProperties };
+    if (w.queuePattern && w.queuePatternTo < w.queuePatternFrom) throw new GateError('queuePatternTo is below queuePatternFrom', at(`${ptr}/workload/queuePatternTo`, 'workload.queuePatternTo'));
+    for (const n of run.notes) if (!notes.includes(n)) notes.push(n);
+    return { w, run };
+  };
+  const { w: workload, run } = build(perfTestDefaults(raw.id), raw, '');
+
+  const present = (['phases', 'churn', 'import'] as const).filter((k) => raw[k] !== undefined);
+  if (present.length > 1) throw new GateError(`a scenario is one of phases, churn or import, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
+  const kind: ScenarioKind = (present[0] as ScenarioKind | undefined) ?? 'messaging';
+
+  const phases = raw.phases?.map((p, i): PhaseSpec => {
+    const ptr = `/phases/${i}`;
+    const w = build(workload, p, ptr, p.role === 'drain').w;
+    if (p.role !== (i === 0 ? 'fill' : 'drain')) throw new GateError('phases are a fill (publish), optionally followed by a drain (consume)', at(`${ptr}/role`, `phases.${i}.role`));
+    if (p.role === 'fill' && w.consumers > 0) throw new GateError(`a fill phase publishes only, but it has ${w.consumers} consumers`, at(`${ptr}/perf-test`, `phases.${i}`), 'add -y 0');
+    if (p.role === 'drain' && w.producers > 0) throw new GateError(`a drain phase consumes only, but it has ${w.producers} producers`, at(`${ptr}/perf-test`, `phases.${i}`), 'add -x 0 (keepPublishing: true keeps the fill phase\'s producers running)');
+    if (p.role === 'drain' && w.consumers === 0) throw new GateError('a drain phase needs consumers', at(`${ptr}/perf-test`, `phases.${i}`), 'set -y');
+    if (p.keepPublishing && p.role !== 'drain') throw new GateError('keepPublishing only applies to a drain phase', at(`${ptr}/keepPublishing`, `phases.${i}.keepPublishing`));
+    const same = (['queue', 'queuePattern', 'queuePatternFrom', 'queuePatternTo'] as const).every((k) => w[k] === workload[k]);
+    if (!same) throw new GateError('every phase must use the scenario\'s queues (set -u / -qp on the top-level perf-test)', at(`${ptr}/perf-test`, `phases.${i}`));
+    return { role: p.role, workload: w, keepPublishing: p.keepPublishing ?? false };
+  });
+
+  const churn = raw.churn && { object: raw.churn.object, durable: raw.churn.durable ?? false, concurrency: raw.churn.concurrency ?? 1 };
+  const imp = raw.import && {
+    queues: raw.import.queues, bindingsPerQueue: raw.import.bindingsPerQueue ?? 0, vhosts: raw.import.vhosts ?? 0,
+    queueType: raw.import.queueType ?? 'classic', reimport: raw.import.reimport ?? true,
+  };
+  if (imp && imp.queues === 0 && imp.vhosts === 0) throw new GateError('an import needs queues, vhosts or both', at('/import/queues', 'import.queues'));
+  const setup: SetupSpec | undefined = raw.setup && {
+    policies: (raw.setup.policies ?? []).map((p) => ({ name: p.name, pattern: p.pattern, definition: p.definition, applyTo: p['apply-to'] ?? 'queues', priority: p.priority ?? 0 })),
+    queues: raw.setup.queues ?? [],
+    deadLetterQueue: raw.setup.deadLetterQueue,
+  };
+
+  const scale = raw.scale === undefined ? 1 : raw.scale * (opts.scale ?? 1);
+  const scaled = raw.scaled ?? DEFAULT_SCALED;
+  for (const w of [workload, ...(phases ?? []).map((p) => p.workload)]) scaleWorkload(w, scale, scaled);
+  if (imp) scaleImport(imp, scale, scaled);
+
+  checkAxes(raw, kind, workload, phases, at);
+  const gate = raw.gate ?? defaultGate(kind, workload, churn, imp);
+  for (const [i, id] of gate.entries()) {
+    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, at(`/gate/${i}`, 'gate'), 'use a metric id from docs/scenarios.md (src/metrics/definitions.ts)');
   }
-  Object.assign(workload, raw.workload ?? {});
-  if (raw.workload?.queueArgs) workload.queueArgs = { ...workload.queueArgs, ...raw.workload.queueArgs };
-  const where = (field: string) => ({ file, line: lineOf(doc, lines, `/workload`, field), field: `workload.${field}` });
-  if (workload.size < 12) throw new GateError(`size ${workload.size} is below 12 bytes`, where('size'), 'use at least 12 (sequence + timestamp)');
-  if (workload.queuePattern && workload.queuePatternTo < workload.queuePatternFrom) {
-    throw new GateError('queuePatternTo is below queuePatternFrom', where('queuePatternTo'));
+  for (const id of Object.keys(raw.tolerances ?? {})) {
+    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, '/tolerances', id), field: `tolerances.${id}` }, 'use a metric id from src/metrics/definitions.ts');
   }
-  return {
+
+  const base: ScenarioSpec = {
     id: raw.id,
     description: raw.description.trim(),
-    origin: raw.origin,
+    origin: { source: raw.origin.source, command: raw.origin.command.trim() },
     workload,
-    warmupSeconds: raw.warmup ?? 2,
-    durationSeconds: raw.duration ?? perfTestTime ?? 10,
-    gate: raw.gate ?? DEFAULT_GATE,
+    warmupSeconds: raw.warmup ?? (kind === 'import' ? 0 : 2),
+    durationSeconds: raw.duration ?? run.time ?? 10,
+    gate,
     tolerances: raw.tolerances ?? {},
     file,
     lines: fieldLines,
+    ...(kind !== 'messaging' ? { kind } : {}),
+    ...(phases ? { phases } : {}),
+    ...(churn ? { churn } : {}),
+    ...(imp ? { import: imp } : {}),
+    ...(setup ? { setup } : {}),
+    ...(scale !== 1 ? { scale } : {}),
+    ...(notes.length ? { notes } : {}),
   };
+  return expandAxes(base, raw.axes, Object.keys(raw.axes ?? {}));
+}
+
+function defaultGate(kind: ScenarioKind, w: WorkloadParams, churn?: ChurnSpec, imp?: ImportSpec): string[] {
+  if (kind === 'phases') return ['fill_rate', 'drain_rate'];
+  if (kind === 'churn') return [CHURN_METRIC[churn!.object]];
+  if (kind === 'import') return imp!.reimport ? ['import_seconds', 'reimport_seconds'] : ['import_seconds'];
+  return DEFAULT_GATE.filter((m) => (m === 'published_rate' ? w.producers > 0 : m === 'consumed_rate' ? w.consumers > 0 : w.producers > 0 && w.consumers > 0));
+}
+
+function checkAxes(raw: RawScenario, kind: ScenarioKind, w: WorkloadParams, phases: PhaseSpec[] | undefined, at: (p: string, f: string) => Where): void {
+  const types = raw.axes?.queueType ?? [];
+  const where = at('/axes/queueType', 'axes.queueType');
+  if (kind === 'churn' && raw.axes) throw new GateError('churn scenarios take no axes', at('/axes', 'axes'), 'use churn.durable, or one file per variant');
+  if (kind === 'import' && raw.axes?.size) throw new GateError('import scenarios have no message size', at('/axes/size', 'axes.size'));
+  if (kind === 'import' && types.some((t) => t.startsWith('classic-'))) throw new GateError('import takes classic, quorum or stream', where);
+  if (!types.includes('stream')) return;
+  if (kind === 'phases') throw new GateError('streams are not drained (consuming does not remove messages): no stream axis on phases', where);
+  const all = [w, ...(phases ?? []).map((p) => p.workload)];
+  if (all.some((x) => x.nack)) throw new GateError('streams do not take nacks', where);
+  if (raw.setup) throw new GateError('streams ignore dead-letter policies: no stream axis with setup', where);
 }

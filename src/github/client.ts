@@ -14,10 +14,8 @@ export function client(token: string, baseUrl?: string): ReturnType<typeof getOc
       try {
         return await request(options);
       } catch (e) {
-        const err = e as { status?: number; response?: { headers?: Record<string, string> } };
-        const h = err.response?.headers ?? {};
-        const limited = err.status === 429 || (err.status === 403 && h['x-ratelimit-remaining'] === '0');
-        if (!limited || attempt >= MAX_RETRIES) throw e;
+        const h = (e as { response?: { headers?: Record<string, string> } }).response?.headers ?? {};
+        if (!rateLimited(e) || attempt >= MAX_RETRIES) throw e;
         const wait = Number(h['retry-after']) || Math.max(1, Number(h['x-ratelimit-reset']) - Date.now() / 1000) || 1;
         if (wait > MAX_WAIT_S) throw e;
         await new Promise((r) => setTimeout(r, wait * 1000));
@@ -27,13 +25,22 @@ export function client(token: string, baseUrl?: string): ReturnType<typeof getOc
   return octokit;
 }
 
+/** True for GitHub's rate-limit answers: 429, or 403 with x-ratelimit-remaining: 0. */
+function rateLimited(e: unknown): boolean {
+  const err = e as { status?: number; response?: { headers?: Record<string, string> } };
+  return err.status === 429 || (err.status === 403 && err.response?.headers?.['x-ratelimit-remaining'] === '0');
+}
+
 /** One sentence for a failed GitHub API call. */
 export function apiError(what: string, e: unknown): GateError {
-  const err = e as { status?: number; message?: string };
-  const fix = err.status === 403 ? 'give the job `permissions: pull-requests: write` (fork PRs get a read-only token: use the workflow_run comment mode)'
+  const err = e as { status?: number; message?: string; response?: { headers?: Record<string, string> } };
+  const after = err.response?.headers?.['retry-after'];
+  const fix = rateLimited(e) ? `GitHub rate-limited the token${after ? ` (retry-after: ${after} s)` : ''} and ${MAX_RETRIES} retries did not get through; re-run the job later`
+    : err.status === 403 ? 'give the job `permissions: pull-requests: write` (and `contents: write` for a baseline refresh); fork PRs get a read-only token: use the workflow_run comment mode'
     : err.status === 401 ? 'check the github-token input'
-    : err.status === 404 ? 'check the repository and pull request exist and the token can see them'
-    : err.status === 429 ? 'GitHub rate-limited the token; retry later'
+    : err.status === 404 ? 'check the repository, pull request or branch exist and the token can see them'
+    : err.status === 409 || err.status === 422 ? 'the branch or file changed meanwhile, or branch protection refused the write; re-run, or use refresh-commit: pr'
     : undefined;
-  return new GateError(`could not ${what}: GitHub answered ${err.status ?? 'no status'} (${err.message ?? 'unknown error'})`, { field: 'github-token' }, fix);
+  const message = String(err.message ?? 'unknown error').split(' - https://')[0];
+  return new GateError(`could not ${what}: GitHub answered ${err.status ?? 'no status'} (${message})`, { field: 'github-token' }, fix);
 }

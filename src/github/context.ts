@@ -1,6 +1,16 @@
 // What the action needs to know about the workflow run it is in: repository, pull request
-// (from the event payload), whether the PR comes from a fork, and the link to the run.
+// (from the event payload), whether the PR comes from a fork, the triggering run of a
+// `workflow_run` event (the fork-safe comment step), and the link to the run.
 import { readFileSync } from 'node:fs';
+
+export interface WorkflowRunInfo {
+  id?: number;
+  /** The event that started the triggering run, e.g. pull_request. */
+  event?: string;
+  headSha?: string;
+  headRepo?: string;
+  htmlUrl?: string;
+}
 
 export interface RunContext {
   owner?: string;
@@ -10,7 +20,11 @@ export interface RunContext {
   /** True for a PR whose head is in another repository: the token is read-only there. */
   fromFork: boolean;
   headSha?: string;
+  headRepo?: string;
   baseSha?: string;
+  defaultBranch?: string;
+  /** The triggering run, on a workflow_run event. */
+  workflowRun?: WorkflowRunInfo;
   runUrl?: string;
   apiUrl: string;
 }
@@ -26,6 +40,7 @@ export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext
     }
   }
   const pr = event.pull_request;
+  const wr = env.GITHUB_EVENT_NAME === 'workflow_run' ? event.workflow_run : undefined;
   const server = env.GITHUB_SERVER_URL ?? 'https://github.com';
   return {
     owner: owner || event.repository?.owner?.login,
@@ -34,7 +49,12 @@ export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext
     pullNumber: pr?.number ?? (env.GITHUB_EVENT_NAME?.startsWith('pull_request') ? event.number : undefined),
     fromFork: Boolean(pr && pr.head?.repo && pr.base?.repo && pr.head.repo.full_name !== pr.base.repo.full_name),
     headSha: pr?.head?.sha ?? env.GITHUB_SHA,
+    headRepo: pr?.head?.repo?.full_name,
     baseSha: pr?.base?.sha,
+    defaultBranch: event.repository?.default_branch,
+    workflowRun: wr && {
+      id: wr.id, event: wr.event, headSha: wr.head_sha, headRepo: wr.head_repository?.full_name, htmlUrl: wr.html_url,
+    },
     runUrl: env.GITHUB_RUN_ID && owner ? `${server}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : undefined,
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
   };

@@ -1,5 +1,5 @@
 // The metric registry: every metric id a trial can report, with its unit, kind and which
-// direction is better. Compare and report look metrics up here; nothing else hard-codes them.
+// direction is better (messaging, phases, churn and import metrics alike). Compare and report look metrics up here; nothing else hard-codes them.
 import type { Direction, MetricKind } from '../schema/types';
 
 export interface MetricDef {
@@ -36,7 +36,26 @@ export const METRICS: MetricDef[] = [
   { id: 'consumed_rate', label: 'consumed', unit: 'msg/s', kind: 'throughput', direction: 'higher' },
   ...latency('latency', 'latency'),
   ...latency('confirm_latency', 'confirm latency'),
+  // Phased scenarios (src/workload/phases.ts): publish a backlog, then consume it.
+  { id: 'fill_rate', label: 'backlog fill', unit: 'msg/s', kind: 'throughput', direction: 'higher' },
+  { id: 'drain_rate', label: 'backlog drain', unit: 'msg/s', kind: 'throughput', direction: 'higher' },
+  // Growth of the scenario's dead-letter queue (TTL expiry, nack without requeue).
+  { id: 'dead_lettered_rate', label: 'dead-lettered', unit: 'msg/s', kind: 'throughput', direction: 'higher' },
+  // Metadata churn (src/workload/churn.ts), lavinmqperf's modes.
+  { id: 'queue_churn_ops', label: 'queue declare+delete', unit: 'ops/s', kind: 'churn', direction: 'higher' },
+  { id: 'bind_churn_ops', label: 'queue bind', unit: 'ops/s', kind: 'churn', direction: 'higher' },
+  { id: 'connection_churn_ops', label: 'connection open+close', unit: 'ops/s', kind: 'churn', direction: 'higher' },
+  { id: 'channel_churn_ops', label: 'channel open+close', unit: 'ops/s', kind: 'churn', direction: 'higher' },
+  ...latency('churn_op_latency', 'churn operation'),
+  // Definitions import (src/workload/definitions-import.ts) through the management API.
+  { id: 'import_seconds', label: 'definitions import', unit: 's', kind: 'duration', direction: 'lower' },
+  { id: 'reimport_seconds', label: 'definitions re-import', unit: 's', kind: 'duration', direction: 'lower' },
 ];
+
+/** The metric each churn object reports (scenario files' default gate, src/workload/churn.ts). */
+export const CHURN_METRIC: Record<'queue' | 'binding' | 'connection' | 'channel', string> = {
+  queue: 'queue_churn_ops', binding: 'bind_churn_ops', connection: 'connection_churn_ops', channel: 'channel_churn_ops',
+};
 
 const BY_ID = new Map(METRICS.map((m) => [m.id, m]));
 

@@ -1,33 +1,75 @@
-// The generator watching itself: process CPU time and event-loop delay over the measured
-// window, so a trial can say whether the load generator rather than the broker was the limit.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// The generator watching itself: process CPU time, event-loop utilisation and event-loop delay
+// over the measured window, so a trial can say whether the load generator rather than the broker
+// was the limit. The window's edges are also announced on a diagnostics channel (free when nobody
+// listens), so an outside harness (bench/) can read /proc/<pid>/stat at exactly the same moments.
+import { channel } from 'node:diagnostics_channel';
+import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 type IntervalHistogram = ReturnType<typeof monitorEventLoopDelay>;
 
 export interface SelfLoadSample {
+  /** Process CPU (user + system, every thread: main loop, workers, GC, libuv) over the window. */
   cpuMicros: number;
+  /** Share of the window the busiest event loop (main or a worker's) spent not idle, 0..1. */
+  eventLoopUtilization: number;
   eventLoopDelayP99Ms: number;
 }
 
+/** When the generator counts as the limit. Tests may pass lower values to exercise the flag. */
+export interface SaturationThresholds {
+  /** Event-loop utilisation at or above which the loop had no idle time left (default 0.95). */
+  utilization: number;
+  /** Event-loop delay p99 above which timers and I/O were served late (default 200 ms). */
+  delayP99Ms: number;
+}
+
+export const DEFAULT_SATURATION: SaturationThresholds = { utilization: 0.95, delayP99Ms: 200 };
+
+/**
+ * True when the generator rather than the broker limited the trial: its event loop was busy
+ * (almost) all the time, or callbacks waited long. Whole-process CPU is not the criterion: GC and
+ * libuv threads can push it past one core while the loop still idles between bursts.
+ */
+export function isSaturated(s: SelfLoadSample, t: SaturationThresholds = DEFAULT_SATURATION): boolean {
+  return s.eventLoopUtilization >= t.utilization || s.eventLoopDelayP99Ms > t.delayP99Ms;
+}
+
+/** Window edges for outside observers: `{ phase: 'start' | 'end', pid }`. */
+export const WINDOW_CHANNEL = 'rabbitmq-perf-gate:generator-window';
+const windowChannel = channel(WINDOW_CHANNEL);
+
 export class SelfLoad {
   private cpu?: NodeJS.CpuUsage;
+  private elu?: EventLoopUtilization;
   private loop?: IntervalHistogram;
   private result?: SelfLoadSample;
+  /** Utilisation reported by worker threads for the same window (the busiest one counts). */
+  private readonly workerUtilization: number[] = [];
 
   start(): void {
     this.loop = monitorEventLoopDelay({ resolution: 10 });
     this.loop.enable();
+    if (windowChannel.hasSubscribers) windowChannel.publish({ phase: 'start', pid: process.pid });
     this.cpu = process.cpuUsage();
+    this.elu = performance.eventLoopUtilization();
+  }
+
+  /** Worker threads report their own loop's utilisation over the window here. */
+  addWorkerUtilization(u: number): void {
+    this.workerUtilization.push(u);
   }
 
   /** Ends the window (idempotent) and returns what was used during it. */
   stop(): SelfLoadSample {
     if (this.result) return this.result;
-    if (!this.cpu || !this.loop) return { cpuMicros: 0, eventLoopDelayP99Ms: 0 };
+    if (!this.cpu || !this.loop || !this.elu) return { cpuMicros: 0, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0 };
     const used = process.cpuUsage(this.cpu);
+    const elu = performance.eventLoopUtilization(this.elu).utilization;
+    if (windowChannel.hasSubscribers) windowChannel.publish({ phase: 'end', pid: process.pid });
     this.loop.disable();
     this.result = {
       cpuMicros: used.user + used.system,
+      eventLoopUtilization: Math.round(Math.max(elu, ...this.workerUtilization) * 1000) / 1000,
       eventLoopDelayP99Ms: Math.round(this.loop.percentile(99) / 1e4) / 100,
     };
     return this.result;

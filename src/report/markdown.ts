@@ -1,10 +1,12 @@
 // Markdown rendering of a RunReport: the job summary (everything) and the pull-request comment
 // (verdict headline, regressions first, improvements next, unchanged collapsed, environment and
-// decision rule; never over GitHub's 65,536-character limit). All user text goes through md().
+// decision rule, trend chart; never over GitHub's 65,536-character limit). All user text goes
+// through md().
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { ALPHA } from '../compare/compare';
 import { commentSafe, md } from './escape';
+import { fenced } from './diff';
 import { delta, num, VERDICT_ICON } from './format';
 
 export const COMMENT_LIMIT = 65_536;
@@ -17,6 +19,8 @@ export interface RenderOptions {
   /** Gate name (input `name`), shown in the title and the hidden marker. */
   name: string;
   runUrl?: string;
+  /** Pre-rendered trend section (src/github/trend.ts), shown before the environment. */
+  trend?: string;
 }
 
 const HEADER = '| Scenario | Metric | Baseline | Now | Δ [95 % CI] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|';
@@ -26,7 +30,7 @@ function row(c: Comparison, report: RunReport): string {
   const scenario = report.scenarios.find((s) => s.id === c.scenario);
   const against = c.against === 'stored' ? '' : ` vs ${md(c.baselineLabel)}`;
   const gate = c.gating ? '' : ' (info)';
-  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, c.unit)} | ${num(c.candidateMedian, c.unit)} | ${delta(c)} | ${c.nBaseline}+${c.nCandidate} | ${VERDICT_ICON[c.verdict]} ${c.verdict}${gate} |`;
+  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, md(c.unit))} | ${num(c.candidateMedian, md(c.unit))} | ${delta(c)} | ${c.nBaseline}+${c.nCandidate} | ${VERDICT_ICON[c.verdict]} ${c.verdict}${gate} |`;
 }
 
 function table(cs: Comparison[], report: RunReport): string {
@@ -43,13 +47,20 @@ function headline(r: RunReport, name: string): string {
 
 function environment(r: RunReport): string {
   const f = r.fingerprint;
-  const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.image ? `, image \`${md(t.image)}\`` : ''}`).join('; ');
+  const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.image ? `, image ${code(t.image)}` : ''}`).join('; ');
   return [
     `**Decided by:** ${md(r.decidedBy)}.`,
     `**Rule:** exact Mann-Whitney U per metric, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${Math.round((1 - ALPHA) * 100)} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.`,
     `**Targets:** ${targets || '–'}`,
-    `**Runner:** ${md(f.cpuModel)}, ${f.cores} cores, ${md(f.os)}, Node ${md(f.node)}, ${md(f.tool)} ${md(f.toolVersion)}; preset \`${md(r.preset)}\`, ${r.repetitions} repetitions, seed ${r.seed}, ${r.durationSeconds} s.`,
-  ].join('\n');
+    r.targetNote ? `**How they were chosen:** ${md(r.targetNote)}.` : '',
+    r.targetDiff ? `<details><summary>How the two targets differ</summary>\n\n${fenced(r.targetDiff, 'diff')}\n\n</details>` : '',
+    `**Runner fingerprint:** ${md(f.cpuModel)}, ${f.cores} cores, ${md(f.os)}, Node ${md(f.node)}, ${md(f.tool)} ${md(f.toolVersion)}; preset \`${md(r.preset)}\`, ${r.repetitions} repetitions, seed ${r.seed}, ${r.durationSeconds} s.`,
+  ].filter(Boolean).join('\n');
+}
+
+/** Inline code that its content cannot break out of. */
+function code(text: string): string {
+  return `\`${text.replace(/[`\r\n]/g, '')}\``;
 }
 
 function invalidTrials(r: RunReport): string {
@@ -83,6 +94,7 @@ export function renderSummary(r: RunReport, o: RenderOptions): string {
     '### Unchanged',
     table(s.rest, r),
     invalidTrials(r),
+    o.trend ?? '',
     environment(r),
     o.runUrl ? `\n[Workflow run](${o.runUrl})` : '',
     '',
@@ -93,7 +105,7 @@ export function renderSummary(r: RunReport, o: RenderOptions): string {
 export function renderComment(r: RunReport, o: RenderOptions): string {
   const s = sections(r);
   const head = [marker(o.name), headline(r, o.name), ''];
-  const tail = ['', environment(r), o.runUrl ? `\n[Workflow run and full job summary](${o.runUrl})` : ''];
+  const tail = ['', o.trend ?? '', environment(r), o.runUrl ? `\n[Workflow run and full job summary](${o.runUrl})` : ''];
   const body = [
     s.regressions.length ? `### Needs attention\n${table(s.regressions, r)}\n` : '',
     s.improvements.length ? `### Improvements\n${table(s.improvements, r)}\n` : '',

@@ -70,6 +70,55 @@ export interface ScenarioSpec {
   /** File the spec came from and the line of each top-level field, for annotations. */
   file: string;
   lines: Record<string, number>;
+  /** What a trial runs; absent = 'messaging' (one PerfTest run). See docs/scenarios.md. */
+  kind?: ScenarioKind;
+  /** kind 'phases': ordered runs on one topology (e.g. fill a backlog, then drain it). */
+  phases?: PhaseSpec[];
+  churn?: ChurnSpec;
+  import?: ImportSpec;
+  /** Broker objects made before the trial (policies, dead-letter queues). */
+  setup?: SetupSpec;
+  /** Axis values this spec was expanded with, e.g. { size: 100, queue: 'quorum' }. */
+  axes?: Record<string, string | number>;
+  /** Factor applied to the original command's client/queue/message counts (1 = as published). */
+  scale?: number;
+  /** Honest deviations from the original (clamped sizes, trimmed rates). */
+  notes?: string[];
+}
+
+export type ScenarioKind = 'messaging' | 'phases' | 'churn' | 'import';
+
+export interface PhaseSpec {
+  /** fill: publish, no consumers, until -C is reached or the window ends; drain: consume until the queues are empty. */
+  role: 'fill' | 'drain';
+  workload: WorkloadParams;
+  /** drain only: the fill phase's producers keep publishing while this phase drains (consumers join late). */
+  keepPublishing: boolean;
+}
+
+export interface ChurnSpec {
+  /** queue: declare+delete; binding: bind a new key; connection: open+channel+close; channel: open+close. */
+  object: 'queue' | 'binding' | 'connection' | 'channel';
+  durable: boolean;
+  /** Parallel loops, each on its own connection. */
+  concurrency: number;
+}
+
+export interface ImportSpec {
+  queues: number;
+  bindingsPerQueue: number;
+  /** 0 = into the trial's vhost; N = N vhosts named after the trial's (global endpoint), each with `queues`. */
+  vhosts: number;
+  queueType: 'classic' | 'quorum' | 'stream';
+  reimport: boolean;
+}
+
+export interface SetupSpec {
+  policies: Array<{ name: string; pattern: string; definition: Record<string, unknown>; applyTo: 'queues' | 'exchanges' | 'all'; priority: number }>;
+  /** Durable queues declared first (PerfTest's declare_* runs), e.g. dead-letter queues. */
+  queues: string[];
+  /** Queue whose growth is reported as dead_lettered_rate. */
+  deadLetterQueue?: string;
 }
 
 /** How a broker is obtained: an existing broker by URL, or containers started from an image. */
@@ -224,6 +273,10 @@ export interface RunReport {
   comparisons: Comparison[];
   /** Which comparison decided and why. */
   decidedBy: string;
+  /** How the targets were chosen (e.g. a pull request's base vs head target files). */
+  targetNote?: string;
+  /** Line diff of the two target descriptions, when a same-run A/B compares different ones. */
+  targetDiff?: string;
   verdict: Verdict;
   regressions: number;
   improvements: number;

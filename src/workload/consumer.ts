@@ -1,49 +1,64 @@
 // One PerfTest consumer on its own channel: prefetch, autoAck, ack every N with multiple=true,
 // or nack with/without requeue. Records end-to-end latency from the body's send time.
+//
+// Hot path: the ack (or nack) frames are amqplib's own encoding, patched with the delivery tag,
+// and every frame produced while one socket read is processed leaves in one write (wire.ts);
+// the broker still sees one basic.ack per message (or per N with multiple=true), as from PerfTest.
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
-import { nowMs, sendTime } from './body';
+import { nowMs } from './body';
+import { AckWriter, FrameTap } from './wire';
 
 export class Consumer {
   private unacked = 0;
   private tag?: string;
+  private readonly acks?: AckWriter;
+  private readonly every: number;
 
   constructor(
     private readonly ch: Channel,
     private readonly w: WorkloadParams,
     private readonly queue: string,
     private readonly rec: TrialRecorder,
-  ) {}
+  ) {
+    this.every = w.nack || w.multiAckEvery <= 1 ? 1 : w.multiAckEvery;
+    if (!w.autoAck) {
+      this.acks = new AckWriter(ch, w.nack
+        ? (c, m) => c.nack(m as ConsumeMessage, false, w.requeue)
+        : (c, m) => c.ack(m as ConsumeMessage, this.every > 1));
+    }
+  }
 
   async start(consumerArgs: Record<string, unknown> = {}): Promise<void> {
     if (this.w.qos) await this.ch.prefetch(this.w.qos, false);
     const ok = await this.ch.consume(this.queue, this.onMessage, { noAck: this.w.autoAck, arguments: consumerArgs });
     this.tag = ok.consumerTag;
+    // From here on deliveries are read in place (wire.ts); any already under way reach onMessage.
+    FrameTap.register(this.ch, { delivery: this.onDelivery });
   }
 
   async stop(): Promise<void> {
+    this.acks?.flush();
     if (this.tag) await this.ch.cancel(this.tag).catch(() => undefined);
   }
 
+  /** amqplib's path: deliveries before the tap took over, and the broker's cancel (null). */
   private readonly onMessage = (msg: ConsumeMessage | null): void => {
     if (msg === null) {
       this.rec.error(`consumer on ${this.queue} was cancelled by the broker`);
       return;
     }
+    const body = msg.content;
+    this.onDelivery(msg.fields.deliveryTag, body.length >= 12 ? body.readDoubleBE(4) : NaN);
+  };
+
+  private readonly onDelivery = (deliveryTag: number, sendTimeMs: number): void => {
     this.rec.consumed++;
-    const sent = sendTime(msg.content);
-    if (sent === sent) this.rec.recordLatency((nowMs() - sent) * 1000);
-    if (this.w.autoAck) return;
-    if (this.w.nack) {
-      this.ch.nack(msg, false, this.w.requeue);
-    } else if (this.w.multiAckEvery > 1) {
-      if (++this.unacked >= this.w.multiAckEvery) {
-        this.ch.ack(msg, true);
-        this.unacked = 0;
-      }
-    } else {
-      this.ch.ack(msg);
-    }
+    if (this.rec.measuring && sendTimeMs === sendTimeMs) this.rec.recordLatency((nowMs() - sendTimeMs) * 1000);
+    if (this.acks === undefined) return;
+    if (this.every > 1 && ++this.unacked < this.every) return;
+    this.unacked = 0;
+    this.acks.add(deliveryTag);
   };
 }

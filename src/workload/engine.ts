@@ -11,6 +11,7 @@ import { Consumer } from './consumer';
 import { Producer } from './producer';
 import { RateScheduler } from './scheduler';
 import { declareTopology, routingKeyFor } from './topology';
+import { needsScenarioRunner, runScenario, type TrialContext, type WindowHooks } from './scenario';
 
 export interface WorkloadResult {
   metrics: Record<string, number>;
@@ -48,7 +49,14 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number
   return out;
 }
 
-export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
+/** One trial: phases, churn, import and setup/window checks go through src/workload/scenario.ts. */
+export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, ctx?: TrialContext): Promise<WorkloadResult> {
+  if (needsScenarioRunner(spec)) return runScenario(spec, amqpUrl, signal, ctx, runMessaging);
+  return runMessaging(spec, amqpUrl, signal);
+}
+
+/** The steady PerfTest run: warm-up, then the measured window (with optional window hooks). */
+export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks): Promise<WorkloadResult> {
   const w = spec.workload;
   const rec = new TrialRecorder();
   const conns: ChannelModel[] = [];
@@ -118,10 +126,14 @@ export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: 
     const atStart: Counters = rec.snapshot();
     rec.measuring = true;
     selfLoad.start();
+    hooks?.windowStart?.();
     await sleepUntil(windowEnd, signal);
     rec.measuring = false;
     const atEnd: Counters = rec.snapshot();
     const load = selfLoad.stop();
+    const checks = await hooks?.windowEnd?.({
+      published: atEnd.published - atStart.published, consumed: atEnd.consumed - atStart.consumed, seconds: spec.durationSeconds,
+    });
     for (const p of producers) p.stop();
     scheduler.stop();
     sampler.stop();
@@ -133,7 +145,7 @@ export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: 
     if (w.producers > 0) metrics.published_rate = round(delta('published'));
     if (w.producers > 0 && w.confirm) metrics.confirmed_rate = round(delta('confirmed'));
     if (w.consumers > 0) metrics.consumed_rate = round(delta('consumed'));
-    Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency));
+    Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency), checks?.metrics);
 
     const messages = Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1);
     const generator: GeneratorLoad = {
@@ -156,6 +168,7 @@ export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: 
         invalidReason = `generator reached ${round(achieved)} of its target ${round(target)} msg/s (below ${MIN_RATE_SHARE * 100} %)`;
       }
     }
+    if (!invalidReason && checks?.invalidReason) invalidReason = checks.invalidReason;
     return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
   } finally {
     closing = true;

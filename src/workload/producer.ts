@@ -1,66 +1,91 @@
-// One PerfTest producer on its own channel: publishes as fast as the confirm window and amqplib's
-// back-pressure allow (unlimited mode), or one message per due slot handed out by the rate
-// scheduler (fixed-rate mode, timestamped with the *intended* send time so stalls count as
-// latency). Confirms are matched in order with one shared callback and a ring of send times:
-// no closure, promise or timer per message.
+// One PerfTest producer on its own channel: publishes as fast as the confirm window and the
+// socket's back-pressure allow (unlimited mode), or the messages the rate scheduler says are due
+// (fixed-rate mode). As in PerfTest, every body carries the time it was actually sent, and
+// confirm latency runs from that same time.
+//
+// Hot path (see wire.ts): each message is amqplib's own publish encoding, copied from a template
+// captured once and stamped with sequence and send time; a pump round or a scheduler tick leaves
+// in one socket write. Confirms are matched by delivery tag (multiple or single, in or out of
+// order) in a typed ring: no closure, promise, callback array or timer per message.
 import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
-import { bodyFactory, nowMs, type BodyFactory } from './body';
+import { nowMs } from './body';
+import { ChannelSocket, FrameTap, PublishTemplate } from './wire';
 
-/** Yield to the event loop after this many publishes so amqplib flushes to the socket. */
-const BATCH = 200;
+/** Most bytes one pump round encodes before writing and yielding to the event loop. */
+const BATCH_BYTES = 64 * 1024;
+/** Most messages per pump round (small bodies), so confirms and deliveries get their turn. */
+const BATCH_MESSAGES = Number(process.env.PG_BATCH ?? 256); // TEMP-EXPERIMENT
+const EMPTY = Buffer.alloc(0);
+
+interface ConfirmFields {
+  deliveryTag: number;
+  multiple: boolean;
+}
 
 export class Producer {
   private seq = 0;
   private outstanding = 0;
   private running = false;
-  private waiting = false;
-  private readonly window: number;
-  private readonly times: Float64Array;
-  private head = 0;
-  private tail = 0;
-  private readonly body: BodyFactory;
-  private readonly options: Options.Publish;
-  private readonly onConfirm?: (err: unknown) => void;
-  private readonly limit: number;
   private scheduled = false;
-  /** Fixed-rate state, driven by the scheduler: intended time of the next message (epoch ms). */
+  /** Waiting for a confirm or the socket's drain before the next pump round. */
+  private waiting = false;
+  private blocked = false;
+  private readonly window: number;
+  private readonly limit: number;
+  private readonly template: PublishTemplate;
+  private readonly socket: ChannelSocket;
+  /** Pending messages, allocated when the first one is encoded and handed to the socket whole. */
+  private batch = EMPTY;
+  private used = 0;
+  private readonly perBatch: number;
+  /** Messages a batch buffer holds: a pump round, or what one scheduler tick usually needs. */
+  private capacity: number;
+  // Confirm ring, indexed by delivery tag & mask: send time and whether the tag is settled.
+  private readonly mask: number;
+  private readonly times: Float64Array;
+  private readonly settled: Uint8Array;
+  private nextTag = 1;
+  /** Lowest delivery tag not yet confirmed. */
+  private lwm = 1;
+  /** Fixed-rate state, driven by the scheduler: when the next message is due (epoch ms). */
   nextDue = 0;
 
   constructor(
-    private readonly ch: Channel | ConfirmChannel,
+    ch: Channel | ConfirmChannel,
     private readonly w: WorkloadParams,
-    private readonly exchange: string,
-    private readonly routingKey: string,
+    exchange: string,
+    routingKey: string,
     private readonly rec: TrialRecorder,
   ) {
-    this.body = bodyFactory(w.size);
-    this.options = publishOptions(w);
     this.limit = w.producerMessageLimit > 0 ? w.producerMessageLimit : Infinity;
     this.window = w.confirm ?? 0;
-    this.times = new Float64Array(this.window > 0 ? this.window + 1 : 1);
+    const body = Buffer.alloc(Math.max(w.size, 12), 0x2e);
+    this.template = new PublishTemplate(ch, exchange, routingKey, body, publishOptions(w));
+    this.socket = new ChannelSocket(ch);
+    this.perBatch = Math.max(1, Math.min(BATCH_MESSAGES, Math.floor(BATCH_BYTES / this.template.length)));
+    this.capacity = this.perBatch;
+    // Ring big enough that out-of-order single confirms rarely hold the window back.
+    const ring = this.window > 0 ? 2 ** Math.ceil(Math.log2(this.window * 4 + 16)) : 1;
+    this.mask = ring - 1;
+    this.times = new Float64Array(ring);
+    this.settled = new Uint8Array(ring);
     if (this.window > 0) {
-      this.onConfirm = (err) => {
-        const sent = this.times[this.head];
-        this.head = this.head + 1 === this.times.length ? 0 : this.head + 1;
-        this.outstanding--;
-        if (err) this.rec.nacked++;
-        else {
-          this.rec.confirmed++;
-          this.rec.recordConfirmLatency((nowMs() - sent) * 1000);
-        }
-        if (this.waiting && this.running) this.resume();
-      };
+      // Confirms are matched here, by tag, read in place by the frame tap; amqplib's per-publish
+      // callback array stays empty (its listeners are replaced in case a confirm reaches it).
+      FrameTap.register(ch, { confirm: (tag, multiple, nack) => this.onConfirm(tag, multiple, nack) });
+      ch.removeAllListeners('ack');
+      ch.removeAllListeners('nack');
+      ch.on('ack', (f: ConfirmFields) => this.onConfirm(f.deliveryTag, f.multiple, false));
+      ch.on('nack', (f: ConfirmFields) => this.onConfirm(f.deliveryTag, f.multiple, true));
     }
-    ch.on('drain', () => {
-      if (this.waiting && this.running) this.resume();
-    });
+    ch.on('return', () => { this.rec.returned++; });
   }
 
-  /** Can a message go out now (confirm window and message limit allow it)? */
+  /** Can a message go out now (running, confirm window, ring, socket and message limit allow)? */
   get ready(): boolean {
-    return this.running && (this.window === 0 || this.outstanding < this.window) && this.seq < this.limit;
+    return this.room() > 0;
   }
 
   get done(): boolean {
@@ -73,29 +98,83 @@ export class Producer {
     this.pump();
   }
 
-  /** Fixed-rate mode: the scheduler calls publishOne when a message is due. */
-  startScheduled(firstDue: number): void {
+  /**
+   * Fixed-rate mode: the scheduler calls publishOne for each due message, then flush. `perTick`
+   * is how many messages one scheduler tick usually publishes (sizes the batch buffer, so
+   * thousands of slow producers hold a few hundred bytes each).
+   */
+  startScheduled(firstDue: number, perTick = 1): void {
     this.running = true;
     this.scheduled = true;
     this.nextDue = firstDue;
+    this.capacity = Math.max(1, Math.min(this.perBatch, Math.ceil(perTick)));
   }
 
   stop(): void {
     this.running = false;
+    this.flush();
   }
 
-  /** Publishes one message stamped with `sendTime`; false if amqplib's buffer is full. */
-  publishOne(sendTime: number): boolean {
-    const seq = this.seq++;
+  /** Encodes one message stamped with the current time into the pending batch. */
+  publishOne(): void {
+    if (this.used + this.template.length > this.batch.length) {
+      this.flush();
+      this.batch = Buffer.allocUnsafe(this.capacity * this.template.length);
+    }
+    const t = nowMs();
+    const tag = this.nextTag++;
+    this.template.encode(this.batch, this.used, this.seq++, t);
+    this.used += this.template.length;
     if (this.window > 0) {
-      this.times[this.tail] = nowMs();
-      this.tail = this.tail + 1 === this.times.length ? 0 : this.tail + 1;
+      const i = tag & this.mask;
+      this.times[i] = t;
+      this.settled[i] = 0;
       this.outstanding++;
     }
     this.rec.published++;
-    return this.onConfirm
-      ? (this.ch as ConfirmChannel).publish(this.exchange, this.routingKey, this.body(seq, sendTime), this.options, this.onConfirm)
-      : this.ch.publish(this.exchange, this.routingKey, this.body(seq, sendTime), this.options);
+  }
+
+  /** Writes the pending batch; returns false (and waits for drain) when the socket is full. */
+  flush(): boolean {
+    if (this.used === 0) return !this.blocked;
+    // The socket keeps the buffer it is given until written: hand this one over.
+    const full = this.used === this.batch.length ? this.batch : this.batch.subarray(0, this.used);
+    this.batch = EMPTY;
+    this.used = 0;
+    if (!this.socket.write(full) && !this.blocked) {
+      this.blocked = true;
+      this.socket.onDrain(this.onDrain);
+    }
+    return !this.blocked;
+  }
+
+  private readonly onDrain = (): void => {
+    this.blocked = false;
+    if (this.waiting && this.running) this.resume();
+  };
+
+  private onConfirm(tag: number, multiple: boolean, nack: boolean): void {
+    const now = nowMs();
+    if (multiple) {
+      for (let t = this.lwm; t <= tag; t++) this.settle(t, now, nack);
+      if (tag >= this.lwm) this.lwm = tag + 1;
+    } else {
+      this.settle(tag, now, nack);
+      while (this.lwm < this.nextTag && this.settled[this.lwm & this.mask] === 1) this.lwm++;
+    }
+    if (this.waiting && this.running) this.resume();
+  }
+
+  private settle(tag: number, now: number, nack: boolean): void {
+    const i = tag & this.mask;
+    if (tag < this.lwm || tag >= this.nextTag || this.settled[i] === 1) return;
+    this.settled[i] = 1;
+    this.outstanding--;
+    if (nack) this.rec.nacked++;
+    else {
+      this.rec.confirmed++;
+      this.rec.recordConfirmLatency((now - this.times[i]) * 1000);
+    }
   }
 
   private resume(): void {
@@ -103,18 +182,25 @@ export class Producer {
     if (!this.scheduled) setImmediate(this.pump);
   }
 
+  /** How many messages may go out right now (confirm window, tag ring, message limit). */
+  private room(): number {
+    if (!this.running || this.blocked) return 0;
+    let n = this.limit - this.seq;
+    if (this.window > 0) n = Math.min(n, this.window - this.outstanding, this.mask + 1 - (this.nextTag - this.lwm));
+    return n;
+  }
+
   private readonly pump = (): void => {
-    for (let i = 0; i < BATCH; i++) {
-      if (!this.ready) {
-        this.waiting = this.running && !this.done;
-        return;
-      }
-      if (!this.publishOne(nowMs())) {
-        this.waiting = true;
-        return;
-      }
+    const n = Math.min(this.perBatch, this.room());
+    if (n > 0) {
+      // One buffer of exactly the messages this round sends.
+      this.capacity = n;
+      for (let i = 0; i < n; i++) this.publishOne();
     }
-    setImmediate(this.pump);
+    const ok = this.flush();
+    if (!this.running || this.done) return;
+    if (n === this.perBatch && ok) setImmediate(this.pump);
+    else this.waiting = true;
   };
 }
 

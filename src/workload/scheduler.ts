@@ -1,6 +1,7 @@
 // One timer for every fixed-rate producer (PerfTest -r / -P): a timer wheel of 10 ms slots.
-// Each due producer publishes every message whose intended time has come, stamped with that
-// intended time (no coordinated omission), then is filed under the slot of its next due time.
+// Each due producer publishes every message whose time has come (catching up after a stall, as
+// PerfTest's fixed-rate scheduling does), each stamped with its actual send time (PerfTest's
+// semantics), in one socket write, then is filed under the slot of its next due time.
 // Thousands of slow publishers cost one interval timer, not one timer each.
 import { nowMs } from './body';
 import type { Producer } from './producer';
@@ -16,7 +17,7 @@ export class RateScheduler {
 
   /** Adds a producer publishing every `intervalMs`, its first message at `firstDue`. */
   add(p: Producer, intervalMs: number, firstDue: number): void {
-    p.startScheduled(firstDue);
+    p.startScheduled(firstDue, (2 * SLOT_MS) / intervalMs);
     this.intervals.set(p, intervalMs);
     this.file(p);
   }
@@ -54,9 +55,10 @@ export class RateScheduler {
   private fire(p: Producer, now: number): void {
     const interval = this.intervals.get(p)!;
     while (p.nextDue <= now && p.ready) {
-      p.publishOne(p.nextDue);
+      p.publishOne();
       p.nextDue += interval;
     }
+    p.flush();
     if (p.done) return;
     if (p.nextDue <= now) this.late++;
     this.file(p);

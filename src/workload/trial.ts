@@ -23,7 +23,7 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
   let timer: NodeJS.Timeout | undefined;
   try {
     await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user);
-    const work = runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined);
+    const work = runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, { managementUrl: broker.managementUrl, vhost });
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`trial exceeded its time limit of ${Math.round(limitMs / 1000)} s`)), limitMs + 15_000);
     });

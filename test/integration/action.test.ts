@@ -9,7 +9,7 @@ import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
 
 const TOKEN = 'ghs_perfgatetesttoken';
 const REPO = 'Codertocat/Hello-World';
-const fast = { scenarios: 'smoke', repetitions: '5', duration: '2', warmup: '1', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL };
+const fast = { scenarios: 'smoke', repetitions: '5', duration: '1', warmup: '0.5', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL };
 
 let gh: GitHubServer;
 beforeAll(async () => {
@@ -38,6 +38,7 @@ describe('bundled action on a pull_request event', () => {
     expect(b.fingerprint.cores).toBeGreaterThan(0);
     expect(b.target.rabbitmqVersion).toMatch(/^\d+\.\d+\.\d+/);
     expect(b.history).toHaveLength(1);
+    expect(r.outputs['refresh-url']).toBe(baseline);
     expect(r.stdout).not.toContain('guest:guest');
   });
 
@@ -52,6 +53,21 @@ describe('bundled action on a pull_request event', () => {
     const ours = gh.state.comments(REPO, 2).filter((c) => c.user.login === 'github-actions[bot]');
     expect(ours).toHaveLength(1);
     expect(ours[0].body).toContain('<!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->');
+    expect(ours[0].body).toContain('xychart-beta');
+    expect(r.outputs['comment-url']).toContain(`#issuecomment-${ours[0].id}`);
+    expect(JSON.parse(readFileSync(join(workspace, 'rabbitmq-perf-gate-report/pr.json'), 'utf8'))).toMatchObject({ number: 2, name: 'rabbitmq-perf-gate' });
+  });
+
+  it('a comment the API refuses (403) is a warning: the verdict and the exit status stand', async () => {
+    gh.fail({ method: 'PATCH', path: /\/issues\/comments\/\d+$/, status: 403 });
+    const before = gh.state.comments(REPO, 2).map((c) => c.body);
+    const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
+    const report = JSON.parse(readFileSync(r.outputs.report, 'utf8'));
+    expect(r.outputs.verdict).toBe(report.verdict);
+    expect(r.code, r.stdout + r.stderr).toBe(report.verdict === 'fail' ? 1 : 0);
+    expect(r.stdout).toMatch(/::warning title=rabbitmq-perf-gate comment::.*GitHub answered 403 \(Forbidden\).*The gate's verdict \(\w+\) is unchanged/);
+    expect(gh.state.comments(REPO, 2).map((c) => c.body)).toEqual(before);
+    noStack(r.stdout + r.stderr);
   });
 
   it('second check updates that comment in place, and a real regression fails the step', async () => {

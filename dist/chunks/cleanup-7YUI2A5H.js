@@ -1,0 +1,22 @@
+import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
+import {
+  LABEL,
+  RUN_LABEL,
+  defaultRunId,
+  installCleanupHandlers,
+  labelArgs,
+  registerContainer,
+  removeRegistered,
+  removeRunContainers
+} from "./chunk-QAIHHIUW.js";
+import "./chunk-FDGYIFXX.js";
+export {
+  LABEL,
+  RUN_LABEL,
+  defaultRunId,
+  installCleanupHandlers,
+  labelArgs,
+  registerContainer,
+  removeRegistered,
+  removeRunContainers
+};

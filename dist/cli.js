@@ -1,0 +1,414 @@
+#!/usr/bin/env node
+import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
+import {
+  TOOL_VERSION,
+  baselineFromRun,
+  buildPlan,
+  catalogueIds,
+  compareSamples,
+  countChanges,
+  delta,
+  estimateSeconds,
+  fingerprintMismatch,
+  loadPresets,
+  metricDef,
+  num,
+  overallVerdict,
+  readBaseline,
+  renderHtml,
+  renderSummary,
+  resolveScenarios,
+  runPipeline,
+  trialValues,
+  writeBaseline,
+  writeFileAtomic,
+  writeReportFiles
+} from "./chunks/chunk-KFHAHAKC.js";
+import {
+  GateError,
+  describeError
+} from "./chunks/chunk-QAIHHIUW.js";
+import "./chunks/chunk-FDGYIFXX.js";
+
+// src/cli.ts
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
+
+Usage:
+  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
+  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
+  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
+  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
+  rabbitmq-perf-gate list                   presets and scenarios with expected durations
+
+Options for run and refresh:
+  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
+  --broker-url URL       AMQP URL of the broker to measure (default: amqp://guest:guest@127.0.0.1:5672)
+  --management-url URL   its management API (default: http://127.0.0.1:15672)
+  --broker-label NAME    name shown for it (default: broker)
+  --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
+  --repetitions N        trials per scenario and target (default: 5)
+  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
+  --seed N               reproduce a trial order
+  --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
+Output options (run, refresh, compare, report):
+  --json                 print the JSON report instead of a table / Markdown
+  --html FILE            also write the self-contained HTML report (charts, no network needed)
+  -h, --help             this help
+
+Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
+broken environment; 130 interrupted (partial results are still written).
+
+Examples:
+  rabbitmq-perf-gate list
+  rabbitmq-perf-gate run --scenarios smoke --repetitions 3
+  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
+  rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
+`;
+var OPTIONS = {
+  scenarios: { type: "string" },
+  "broker-url": { type: "string" },
+  "management-url": { type: "string" },
+  "broker-label": { type: "string" },
+  image: { type: "string" },
+  "baseline-image": { type: "string" },
+  "baseline-file": { type: "string" },
+  repetitions: { type: "string" },
+  duration: { type: "string" },
+  warmup: { type: "string" },
+  seed: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  html: { type: "string" },
+  help: { type: "boolean", short: "h" }
+};
+var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
+var COMMANDS = {
+  run: { options: [...RUN_OPTS, "baseline-image"], args: 0 },
+  refresh: { options: RUN_OPTS, args: 0 },
+  compare: { options: ["json", "html"], args: 2 },
+  report: { options: ["json", "html"], args: 1 },
+  list: { options: ["json"], args: 0 }
+};
+var colorAllowed = (s) => Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== "0" || Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+var paint = (on) => (code, s) => on ? `\x1B[${code}m${s}\x1B[0m` : s;
+function numberOpt(name, v, min, integer = false) {
+  if (v === void 0) return void 0;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < min || integer && !Number.isInteger(n)) {
+    throw new GateError(`must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${v}"`, { field: `--${name}` });
+  }
+  return n;
+}
+var clock = (s) => {
+  const t = Math.max(0, Math.round(s));
+  return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
+};
+function trialFigures(t) {
+  if (!t.valid) return `INVALID: ${t.invalidReason ?? t.error ?? "unknown reason"}`;
+  const m = t.metrics;
+  const main2 = ["published_rate", "consumed_rate", "latency_p99_ms"].filter((k) => k in m);
+  return (main2.length ? main2 : Object.keys(m).slice(0, 3)).map((k) => `${metricDef(k).label} ${num(m[k], metricDef(k).unit)}`).join(", ");
+}
+function terminalUi(labels) {
+  const out = process.stderr;
+  const tty = Boolean(out.isTTY);
+  const c = paint(colorAllowed(out));
+  const started = Date.now();
+  let bar;
+  let ticker;
+  const clear = () => tty && bar ? "\r\x1B[K" : "";
+  const drawBar = () => {
+    if (!tty || !bar) return;
+    const width = 28;
+    const filled = Math.round(bar.done / bar.total * width);
+    const left = Math.max(0, bar.eta - (Date.now() - bar.at) / 1e3);
+    out.write(`\r\x1B[K${c("36", "\u2588".repeat(filled))}${c("2", "\u2591".repeat(width - filled))} ${bar.done}/${bar.total} trials \xB7 ${clock((Date.now() - started) / 1e3)} elapsed \xB7 ~${clock(left)} left`);
+  };
+  const line = (s) => {
+    out.write(`${clear()}${s}
+`);
+    drawBar();
+  };
+  const stop = () => {
+    if (ticker) clearInterval(ticker);
+    ticker = void 0;
+    if (tty && bar) out.write("\r\x1B[K");
+    bar = void 0;
+  };
+  return {
+    stop,
+    info: (m) => {
+      line(m);
+      const plan = /^Running (\d+) trials.*about (\d+) s/.exec(m);
+      if (tty && plan) {
+        bar = { done: 0, total: Number(plan[1]), eta: Number(plan[2]), at: Date.now() };
+        ticker ??= setInterval(drawBar, 1e3).unref();
+        drawBar();
+      }
+    },
+    warn: (m) => line(c("33", `warning: ${m}`)),
+    group: async (name, fn) => {
+      line(c("1", `${name}\u2026`));
+      return fn();
+    },
+    trialDone: (done, total, t, eta) => {
+      const who = `${t.scenario} #${t.trial + 1} on ${labels[t.target] ?? t.target}`;
+      if (!tty) {
+        out.write(`[${done}/${total}] ${who}: ${trialFigures(t)} (~${Math.round(eta)} s left)
+`);
+        return;
+      }
+      bar = { done, total, eta, at: Date.now() };
+      ticker ??= setInterval(drawBar, 1e3).unref();
+      line(`${t.valid ? c("32", "\u2713") : c("31", "\u2717")} ${who}: ${t.valid ? trialFigures(t) : c("33", trialFigures(t))}`);
+      if (done === total) stop();
+    }
+  };
+}
+function terminalTable(r, color) {
+  const c = paint(color);
+  const vc = { pass: "32", warn: "33", fail: "1;31", inconclusive: "2" };
+  const icon = { pass: "\u2714", warn: "!", fail: "\u2718", inconclusive: "?" };
+  const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
+  if (!r.comparisons.length) return `${head}
+(no comparisons: nothing to compare with)
+`;
+  const order = (x) => x.verdict === "fail" ? 0 : x.verdict === "warn" ? 1 : x.gating ? 2 : 3;
+  const cs = r.comparisons.filter((x) => x.gating || x.verdict === "fail" || x.verdict === "warn" || x.change === "better" || x.change === "worse").sort((a, b) => order(a) - order(b));
+  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
+  const rows = cs.map((x) => [
+    x.scenario + (multi ? ` vs ${x.against === "stored" ? "stored" : x.baselineLabel}` : ""),
+    metricDef(x.metric).label + (x.gating ? " \u2605" : ""),
+    num(x.baselineMedian, x.unit),
+    num(x.candidateMedian, x.unit),
+    delta(x),
+    `${x.nBaseline}+${x.nCandidate}`,
+    x.verdict + (x.gating ? "" : " (info)")
+  ]);
+  const hidden = r.comparisons.length - cs.length;
+  const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
+`;
+  const header = ["Scenario", "Metric", "Baseline", "Now", "\u0394 [95 % CI]", "n", "Verdict"];
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const right = /* @__PURE__ */ new Set([2, 3, 4, 5]);
+  const pad = (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i]));
+  const body = rows.map((row, k) => {
+    const x = cs[k];
+    const cells = pad(row);
+    if (x.change !== "same" && x.change !== "unknown") cells[4] = c(x.change === "better" ? "32" : "31", cells[4]);
+    cells[6] = c(vc[x.verdict] ?? "0", row[6]);
+    return cells.join("  ").trimEnd();
+  });
+  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
+  return [head, against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+}
+function emit(report, v, markdown) {
+  if (v.html) {
+    writeFileAtomic(resolve(v.html), renderHtml(report));
+    process.stderr.write(`HTML report: ${resolve(v.html)}
+`);
+  }
+  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + "\n");
+  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
+  else process.stdout.write(markdown());
+}
+function targets(mode, v) {
+  if (v.image && (v["broker-url"] || v["management-url"])) throw new GateError("starts its own broker, so it cannot be combined with --broker-url or --management-url", { field: "--image" });
+  const docker = (id, image) => ({ id, label: image, kind: "docker", image, configFiles: [], nodes: 1, env: {}, setup: [], network: "host" });
+  const candidate = v.image ? docker("candidate", v.image) : {
+    id: "candidate",
+    label: v["broker-label"] ?? "broker",
+    kind: "url",
+    amqpUrl: v["broker-url"] ?? "amqp://guest:guest@127.0.0.1:5672",
+    managementUrl: v["management-url"] ?? "http://127.0.0.1:15672"
+  };
+  if (v.image && v["broker-label"]) candidate.label = v["broker-label"];
+  const reference = mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
+  return { candidate, reference };
+}
+async function runCommand(mode, v) {
+  const baselineFile = resolve(v["baseline-file"] ?? ".github/rabbitmq-perf/baseline.json");
+  const { candidate, reference } = targets(mode, v);
+  resolveScenarios(v.scenarios ?? "pr");
+  const opts = {
+    repetitions: numberOpt("repetitions", v.repetitions, 1, true) ?? 5,
+    seed: numberOpt("seed", v.seed, 0, true),
+    duration: numberOpt("duration", v.duration, 1),
+    warmup: numberOpt("warmup", v.warmup, 0)
+  };
+  const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
+  const read = readBaseline(baselineFile);
+  if (read.status === "unusable") ui.warn(`${read.error.describe()} \u2014 continuing without a stored baseline`);
+  if (read.status === "missing" && mode === "check" && !reference) ui.info(`no stored baseline at ${baselineFile}: nothing to compare with (create one with "refresh")`);
+  const stored = read.status === "ok" ? read.baseline : void 0;
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  let report;
+  try {
+    report = await runPipeline({ scenarios: v.scenarios ?? "pr", candidate, reference, mode, stored, signal: controller.signal, ...opts }, ui);
+  } finally {
+    ui.stop();
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
+  const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
+  const files = writeReportFiles(resolve(v.out ?? "rabbitmq-perf-gate-report"), report, summary);
+  if (mode === "refresh" && !controller.signal.aborted) {
+    if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
+    writeBaseline(baselineFile, baselineFromRun(report, stored));
+    ui.info(`baseline written to ${baselineFile}`);
+  }
+  emit(report, v, () => summary);
+  ui.info(`report: ${files.json}`);
+  if (controller.signal.aborted) {
+    ui.warn("interrupted: the report holds the trials that finished");
+    return 130;
+  }
+  return report.verdict === "fail" ? 1 : 0;
+}
+function listCommand(v) {
+  const presets = loadPresets().map((p) => {
+    const { scenarios: scenarios2 } = resolveScenarios(p.name);
+    return { name: p.name, description: p.description, scenarios: scenarios2.map((s) => s.id), secondsPerTargetAt5: Math.round(estimateSeconds(buildPlan(scenarios2, ["candidate"], 5, 1))) };
+  });
+  const scenarios = catalogueIds().map((id) => {
+    const specs = resolveScenarios(id).scenarios;
+    const s = specs[0];
+    return { id, variants: specs.map((x) => x.id), warmupSeconds: s.warmupSeconds, durationSeconds: s.durationSeconds, gate: s.gate, description: s.description };
+  });
+  if (v.json) {
+    process.stdout.write(JSON.stringify({ presets, scenarios }, null, 1) + "\n");
+    return 0;
+  }
+  const lines = ["Presets:"];
+  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTargetAt5 / 60)} min per target at 5 repetitions \u2014 ${p.description}`);
+  lines.push("", "Scenarios (warm-up + measured seconds; \xD7N: variants over the file's axes):");
+  for (const s of scenarios) {
+    const text = s.description.replace(/\s+/g, " ");
+    const short = text.length > 80 ? `${text.slice(0, 79).replace(/\s+\S*$/, "")}\u2026` : text;
+    const variants = s.variants.length > 1 ? `\xD7${s.variants.length}` : "";
+    lines.push(`  ${s.id.padEnd(30)} ${`${s.warmupSeconds}+${s.durationSeconds} s`.padEnd(7)} ${variants.padEnd(3)} ${short}`);
+  }
+  process.stdout.write(lines.join("\n") + "\n");
+  return 0;
+}
+function readResult(file) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new GateError(`cannot read it (${e.code ?? e.message})`, { file });
+  }
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    const pos = /position (\d+)/.exec(e.message);
+    throw new GateError(`not valid JSON (${e.message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split("\n").length : void 0 });
+  }
+  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data };
+  if (data && data.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
+    const read = readBaseline(file);
+    if (read.status === "ok") return { baseline: read.baseline };
+    if (read.status === "unusable") throw read.error;
+  }
+  throw new GateError("neither a report.json (trials, scenarios, comparisons) nor a baseline.json", { file }, "pass the report.json of a run or a stored baseline");
+}
+function reportCommand(file, v) {
+  const { report } = readResult(file);
+  if (!report) throw new GateError("this is a baseline.json, not a report", { file }, `compare a run with it: rabbitmq-perf-gate compare REPORT.json ${file}`);
+  emit(report, { ...v, json: v.json }, () => renderSummary(report, { name: "rabbitmq-perf-gate" }));
+  return 0;
+}
+function compareCommand(files, v) {
+  let [a, b] = files.map((f) => ({ file: f, ...readResult(f) }));
+  if (a.baseline && b.report) [a, b] = [b, a];
+  const cand = a.report;
+  if (!cand) throw new GateError("compare needs at least one report.json", { file: a.file }, "compare NEW/report.json OLD/report.json, or NEW/report.json baseline.json");
+  const candTarget = cand.targets.find((t) => t.id === cand.candidate);
+  const candidate = { label: candTarget?.label ?? cand.candidate, values: trialValues(cand, cand.candidate) };
+  const refReport = b.report;
+  const refId = refReport ? cand.targets.some((t) => t.id === "reference") ? "reference-run" : "reference" : "stored";
+  const refTarget = refReport ? refReport.targets.find((t) => t.id === refReport.candidate) : b.baseline.target;
+  const reference = refReport ? { label: `${refTarget?.label ?? refReport.candidate} (${b.file})`, values: trialValues(refReport, refReport.candidate) } : { label: "stored baseline", values: Object.fromEntries(Object.entries(b.baseline.scenarios).map(([k, s]) => [k, s.metrics])) };
+  const mismatch = candTarget ? fingerprintMismatch((refReport ?? b.baseline).fingerprint, refTarget, cand.fingerprint, candTarget) : void 0;
+  const comparisons = compareSamples({ scenarios: cand.scenarios, candidate, reference, against: refId, mayNotFail: mismatch });
+  const report = {
+    ...cand,
+    mode: "check",
+    comparisons,
+    verdict: overallVerdict(comparisons),
+    ...countChanges(comparisons),
+    decidedBy: `${a.file} compared with ${b.file}${mismatch ? ` (may warn, never fail: ${mismatch})` : ""}`,
+    // Two reports: both runs' judged trials side by side, so the HTML shows the A/B layout.
+    targets: [...cand.targets.filter((t) => t.id === cand.candidate), ...refReport && refTarget ? [{ ...refTarget, id: refId, label: reference.label }] : []],
+    trials: [...cand.trials.filter((t) => t.target === cand.candidate), ...refReport ? refReport.trials.filter((t) => t.target === refReport.candidate).map((t) => ({ ...t, target: refId })) : []]
+  };
+  emit(report, v, () => renderSummary(report, { name: "rabbitmq-perf-gate" }));
+  return report.verdict === "fail" ? 1 : 0;
+}
+function parse(argv) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+function usageError(message) {
+  process.stderr.write(`error: ${message} (see "rabbitmq-perf-gate --help")
+`);
+  return 2;
+}
+async function main(argv) {
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    const m = /^(Unknown option|Option) '([^']+)'[^.]*/.exec(e.message);
+    return usageError(m ? m[0] : e.message.split("\n")[0]);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...args] = positionals;
+  if (values.help || command === "help") {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (!command) {
+    process.stderr.write(HELP);
+    return 2;
+  }
+  const spec = COMMANDS[command];
+  if (!spec) return usageError(`unknown command "${command}"`);
+  const wrong = Object.keys(values).filter((k) => !spec.options.includes(k));
+  if (wrong.length) return usageError(`--${wrong[0]} does not apply to "${command}"`);
+  if (args.length > spec.args) return usageError(`"${command}" takes ${spec.args || "no"} file argument${spec.args === 1 ? "" : "s"}, got "${args.join('" "')}"`);
+  if (args.length < spec.args) return usageError(command === "report" ? "report needs the path of a report.json" : "compare needs two files: NEW/report.json and OLD/report.json or a baseline.json");
+  try {
+    switch (command) {
+      case "run":
+        return await runCommand("check", values);
+      case "refresh":
+        return await runCommand("refresh", values);
+      case "list":
+        return listCommand(values);
+      case "report":
+        return reportCommand(args[0], values);
+      default:
+        return compareCommand(args, values);
+    }
+  } catch (e) {
+    process.stderr.write(`error: ${describeError(e)}
+`);
+    return 2;
+  }
+}
+process.exitCode = await main(process.argv.slice(2));
+export {
+  main
+};

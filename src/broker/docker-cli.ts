@@ -1,0 +1,103 @@
+// The one way this project talks to Docker: the `docker` CLI run with execFile (no SDK, no shell).
+// Owns turning "docker is not installed" and "the daemon is not reachable" into GateErrors, and
+// the few typed commands the docker provider and the cleanup net need.
+import { execFile, execFileSync } from 'node:child_process';
+import { GateError } from '../config/errors';
+
+export interface DockerResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const DAEMON_DOWN = /Cannot connect to the Docker daemon|error during connect|Is the docker daemon running|permission denied while trying to connect to the Docker daemon/i;
+
+function notInstalled(): GateError {
+  return new GateError('the docker CLI was not found on PATH', { field: 'image' },
+    'install Docker on the runner (or use a broker-url target instead of an image)');
+}
+
+function daemonDown(stderr: string): GateError {
+  const first = stderr.trim().split('\n')[0] ?? '';
+  return new GateError(`the Docker daemon is not reachable (${first})`, { field: 'image' },
+    'start the Docker daemon, check DOCKER_HOST, and make sure this user may use docker');
+}
+
+/** Runs `docker ...args`. Throws a GateError when docker is missing or the daemon is down; a
+ *  non-zero exit is thrown too unless `allowFail`, in which case it is returned. */
+export function docker(args: string[], opts: { allowFail?: boolean; timeoutMs?: number } = {}): Promise<DockerResult> {
+  return new Promise((resolve, reject) => {
+    execFile('docker', args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 120_000, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const e = err as (NodeJS.ErrnoException & { code?: string | number; killed?: boolean }) | null;
+        if (e && e.code === 'ENOENT') return reject(notInstalled());
+        const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
+        if (code !== 0 && DAEMON_DOWN.test(stderr)) return reject(daemonDown(stderr));
+        if (e?.killed) return reject(new GateError(`docker ${args[0]} did not finish within ${(opts.timeoutMs ?? 120_000) / 1000} s`));
+        if (code !== 0 && !opts.allowFail) {
+          return reject(new GateError(`docker ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`));
+        }
+        resolve({ code, stdout, stderr });
+      });
+  });
+}
+
+/** Synchronous `docker rm -f -v`, for process 'exit' handlers where nothing async can run. */
+export function removeContainersSync(refs: string[]): void {
+  if (refs.length === 0) return;
+  try {
+    execFileSync('docker', ['rm', '-f', '-v', ...refs], { stdio: 'ignore', timeout: 30_000 });
+  } catch {
+    // Best effort: the post-step net removes whatever is left by label.
+  }
+}
+
+/** Fails with a GateError unless the CLI is installed and the daemon answers. */
+export async function assertDockerAvailable(): Promise<void> {
+  await docker(['version', '--format', '{{.Server.Version}}'], { timeoutMs: 30_000 });
+}
+
+export async function imageExists(ref: string): Promise<boolean> {
+  return (await docker(['image', 'inspect', '--format', '{{.Id}}', ref], { allowFail: true })).code === 0;
+}
+
+/** Makes sure the image is present locally, pulling it if needed. */
+export async function ensureImage(ref: string): Promise<void> {
+  if (await imageExists(ref)) return;
+  const pull = await docker(['pull', '--quiet', ref], { allowFail: true, timeoutMs: 600_000 });
+  if (pull.code !== 0) {
+    throw new GateError(`image ${ref} not found locally and could not be pulled`, { field: 'image' },
+      'build it with scripts/build-images.sh or docker pull it');
+  }
+}
+
+export async function removeContainers(refs: string[]): Promise<void> {
+  if (refs.length > 0) await docker(['rm', '-f', '-v', ...refs], { allowFail: true, timeoutMs: 60_000 });
+}
+
+/** IDs of all containers (running or not) carrying every given label filter, e.g. "a=b". */
+export async function listContainers(labels: string[]): Promise<string[]> {
+  const r = await docker(['ps', '-a', '-q', '--no-trunc', ...labels.flatMap((l) => ['--filter', `label=${l}`])]);
+  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+}
+
+export async function containerState(ref: string): Promise<{ running: boolean; exitCode: number } | undefined> {
+  const r = await docker(['inspect', '--format', '{{.State.Running}} {{.State.ExitCode}}', ref], { allowFail: true });
+  if (r.code !== 0) return undefined;
+  const [running, exitCode] = r.stdout.trim().split(' ');
+  return { running: running === 'true', exitCode: Number(exitCode) };
+}
+
+/** The container's last `tail` log lines (stdout and stderr), without terminal colours. */
+export async function containerLogs(ref: string, tail = 40): Promise<string[]> {
+  const r = await docker(['logs', '--tail', String(tail), ref], { allowFail: true });
+  // eslint-disable-next-line no-control-regex
+  const text = (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, '');
+  return text.split('\n').filter((l) => l.trim() !== '').slice(-tail);
+}
+
+/** Runs a command inside a running container; output is stdout and stderr together. */
+export async function exec(ref: string, cmd: string[], timeoutMs = 120_000): Promise<{ code: number; output: string }> {
+  const r = await docker(['exec', ref, ...cmd], { allowFail: true, timeoutMs });
+  return { code: r.code, output: (r.stdout + r.stderr).trim() };
+}

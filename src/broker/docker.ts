@@ -1,0 +1,328 @@
+// Provider for `kind: docker` targets: starts one container per node from an image with the
+// official rabbitmq image's interface, each with its own node name and AMQP, management,
+// Prometheus, distribution and epmd ports (host networking shares the host's ports), copies the
+// user's config files to /etc/rabbitmq, waits for AMQP + management, joins clusters, runs setup
+// commands and records what the broker is. Whatever fails, the containers it started are removed.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { GateError } from '../config/errors';
+import type { DockerTargetSpec, TargetSpec } from '../schema/types';
+import { defaultRunId, labelArgs, registerContainer, removeRegistered } from './cleanup';
+import * as cli from './docker-cli';
+import { checkAmqp } from './existing';
+import { ManagementClient } from './management';
+import { allocatePorts, releasePorts } from './ports';
+import type { BrokerHandle, BrokerProvider } from './provider';
+import { maskUrl } from './urls';
+
+export interface DockerProviderOptions {
+  /** Labels every container (rabbitmq-perf-gate.run=<runId>) for the post-step net. */
+  runId?: string;
+  /** How long each node may take to accept AMQP and answer the management API; default 120 s. */
+  readyTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+/** A broker that did not come up; `logs` holds its container's last lines for a collapsed group. */
+export class BrokerBootError extends GateError {
+  constructor(message: string, readonly logs: string[], fix?: string) {
+    super(message, { field: 'image' }, fix);
+  }
+}
+
+/** The container log lines attached to an error, if it carries any. */
+export function containerLogsOf(err: unknown): string[] | undefined {
+  return err instanceof BrokerBootError ? err.logs : undefined;
+}
+
+export interface ConfigFile {
+  path: string;
+  content: Buffer;
+}
+
+/** sha256 over the image reference and each config file's name and content, in order. */
+export function configDigest(image: string, files: ConfigFile[]): string {
+  const h = createHash('sha256').update(image).update('\0');
+  for (const f of files) h.update(basename(f.path)).update('\0').update(f.content).update('\0');
+  return 'sha256:' + h.digest('hex');
+}
+
+const REQUIRED_PLUGINS = ['rabbitmq_management', 'rabbitmq_prometheus'];
+
+function parsePlugins(file: ConfigFile): string[] {
+  const text = file.content.toString('utf8').replace(/%.*$/gm, '');
+  const m = /^\s*\[([^\]]*)\]\s*\.\s*$/.exec(text);
+  const names = m?.[1].split(',').map((s) => s.trim().replace(/^'(.*)'$/, '$1')).filter(Boolean);
+  if (!names || names.some((n) => !/^[a-z0-9_]+$/.test(n))) {
+    throw new GateError('enabled_plugins is not an Erlang list of plugin names', { file: file.path },
+      'write it as [rabbitmq_management,rabbitmq_shovel].');
+  }
+  return names;
+}
+
+/** Maps the user's config files to their place under /etc/rabbitmq (relative paths). */
+export function layoutConfig(files: ConfigFile[]): { files: Map<string, Buffer>; confLines: string[] } {
+  const out = new Map<string, Buffer>();
+  const confLines: string[] = [];
+  let plugins = [...REQUIRED_PLUGINS];
+  files.forEach((f, i) => {
+    const name = basename(f.path);
+    let dest: string;
+    if (name === 'enabled_plugins') {
+      plugins = [...new Set([...parsePlugins(f), ...REQUIRED_PLUGINS])];
+      dest = 'enabled_plugins';
+    } else if (name === 'rabbitmq.conf') dest = 'rabbitmq.conf';
+    else if (name.endsWith('.conf')) dest = `conf.d/50-${String(i).padStart(2, '0')}-${name}`;
+    else if (name.endsWith('.config')) dest = 'advanced.config';
+    else if (name.endsWith('.json')) {
+      dest = 'definitions.json';
+      confLines.push('load_definitions = /etc/rabbitmq/definitions.json');
+    } else {
+      throw new GateError(`config file ${name} is not one of rabbitmq.conf, *.conf, advanced.config, definitions.json or enabled_plugins`,
+        { file: f.path, field: 'config' }, 'rename it after what it is, or drop it from config');
+    }
+    if (out.has(dest)) {
+      throw new GateError(`two config files both become /etc/rabbitmq/${dest}`, { file: f.path, field: 'config' },
+        'merge them into one file');
+    }
+    out.set(dest, f.content);
+  });
+  out.set('enabled_plugins', Buffer.from(`[${plugins.join(',')}].\n`));
+  return { files: out, confLines };
+}
+
+async function readConfigFiles(paths: string[]): Promise<ConfigFile[]> {
+  return Promise.all(paths.map(async (path) => {
+    try {
+      return { path, content: await readFile(path) };
+    } catch (err) {
+      throw new GateError(`cannot read config file ${path} (${(err as NodeJS.ErrnoException).code})`, { file: path, field: 'config' },
+        'check the path, relative to the working directory');
+    }
+  }));
+}
+
+interface Node {
+  name: string; // container name
+  nodeName?: string; // Erlang node name (host networking only)
+  amqpPort: number;
+  mgmtPort: number;
+  promPort: number;
+  distPort: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Long outputs keep their head (where CLIs say what is wrong) and tail (where scripts do). */
+function excerpt(output: string, keep = 6): string {
+  const lines = output.split('\n').filter((l) => l.trim() !== '');
+  return (lines.length <= keep * 2 ? lines : [...lines.slice(0, keep), '…', ...lines.slice(-keep)]).join('\n');
+}
+
+/** A boot failure with the container's log from its first error on (or its last lines), and the
+ *  broker's own one-line reason when it printed one. */
+async function bootError(what: string, node: Node, fix: string): Promise<BrokerBootError> {
+  const all = await cli.containerLogs(node.name, 400);
+  const first = all.findIndex((l) => /\[error\]|BOOT FAILED/.test(l));
+  const logs = first >= 0 && first < all.length - 40 ? all.slice(first, first + 40) : all.slice(-40);
+  const reason = [/Syntax error/i, /Error (parsing|preparing)/i, /Error during startup/i]
+    .map((re) => all.find((l) => re.test(l))).find(Boolean);
+  const why = reason ? `: ${reason.replace(/^\S+ \S+ \[\w+\] <[\d.]+> /, '').replace(/^\s*-\s*/, '').trim()}` : '';
+  return new BrokerBootError(`${what}${why}`, logs, fix);
+}
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30) || 'broker';
+
+/** Polls until the node accepts AMQP and its management API answers; fails fast if it exits. */
+async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, timeoutMs: number, image: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'not started';
+  for (;;) {
+    const state = await cli.containerState(node.name);
+    if (!state?.running) {
+      throw await bootError(`container ${node.name} (${image}) exited with code ${state?.exitCode ?? '?'} while RabbitMQ was booting`,
+        node, 'see the container log; a config file with a syntax error is the usual cause');
+    }
+    try {
+      await checkAmqp(amqpUrl, 'image', 5_000);
+      await mgmt.request('GET', '/api/overview', undefined, 5_000);
+      return;
+    } catch (err) {
+      last = (err as Error).message;
+      if (/wrong user name or password|401/.test(last)) {
+        throw await bootError(`RabbitMQ in container ${node.name} (${image}) rejected the target's credentials`, node,
+          'set RABBITMQ_DEFAULT_USER/RABBITMQ_DEFAULT_PASS in env; a definitions.json loaded at boot must itself define that user with permissions');
+      }
+    }
+    if (Date.now() > deadline) {
+      throw await bootError(`RabbitMQ in container ${node.name} (${image}) was not ready within ${Math.round(timeoutMs / 1000)} s (last check: ${last})`,
+        node, 'see the container log, or raise the readiness timeout on a slow runner');
+    }
+    await sleep(500);
+  }
+}
+
+async function rabbitmqctl(node: Node, args: string[]): Promise<void> {
+  const r = await cli.exec(node.name, ['rabbitmqctl', ...args]);
+  if (r.code !== 0) {
+    throw new BrokerBootError(`rabbitmqctl ${args.join(' ')} on ${node.name} failed with exit code ${r.code}`,
+      r.output.split('\n').slice(-40), 'see the command output');
+  }
+}
+
+async function joinCluster(nodes: Node[]): Promise<void> {
+  const first = nodes[0].nodeName!;
+  const others = nodes.slice(1);
+  // stop_app takes seconds on 3.x, so stop and start the joiners together; join one at a time.
+  await Promise.all(others.map((n) => rabbitmqctl(n, ['stop_app'])));
+  for (const n of others) await rabbitmqctl(n, ['join_cluster', first]);
+  await Promise.all(others.map((n) => rabbitmqctl(n, ['start_app'])));
+  const r = await cli.exec(nodes[0].name, ['rabbitmqctl', 'cluster_status', '--formatter', 'json']);
+  let running: string[] = [];
+  try {
+    running = JSON.parse(r.output.slice(r.output.indexOf('{'))).running_nodes ?? [];
+  } catch {
+    // reported below with the command's output
+  }
+  if (running.length !== nodes.length) {
+    throw new BrokerBootError(`the cluster formed with ${running.length} of ${nodes.length} nodes running`,
+      r.output.split('\n').slice(-40), 'see the cluster status output');
+  }
+}
+
+async function runSetup(node: Node, lines: string[]): Promise<void> {
+  for (const line of lines) {
+    const r = await cli.exec(node.name, ['sh', '-c', line], 300_000);
+    if (r.code !== 0) {
+      throw new GateError(`setup command \`${line}\` failed with exit code ${r.code}: ${excerpt(r.output)}`,
+        { field: 'setup' }, 'fix the command; it runs with `docker exec` in the first node');
+    }
+  }
+}
+
+/** A started docker target; `containers` and `prometheusUrls` are per node, node 1 first. */
+export interface DockerBrokerHandle extends BrokerHandle {
+  containers: string[];
+  prometheusUrls: string[];
+}
+
+export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOptions = {}): Promise<DockerBrokerHandle> {
+  const runId = opts.runId ?? defaultRunId();
+  const log = opts.log ?? (() => undefined);
+  const bridge = spec.network === 'bridge';
+  const count = spec.nodes ?? 1;
+  if (!Number.isInteger(count) || count < 1) throw new GateError(`nodes must be a positive integer, got ${count}`, { field: 'nodes' });
+  if (bridge && count > 1) {
+    throw new GateError('a cluster needs host networking', { field: 'network' }, "use network: host with nodes > 1");
+  }
+  const files = await readConfigFiles(spec.configFiles ?? []);
+  const layout = layoutConfig(files);
+  await cli.assertDockerAvailable();
+  await cli.ensureImage(spec.image);
+
+  const env = { ...(spec.env ?? {}) };
+  const user = env.RABBITMQ_DEFAULT_USER ?? 'guest';
+  const pass = env.RABBITMQ_DEFAULT_PASS ?? 'guest';
+  const cookie = randomBytes(20).toString('hex');
+  const tag = `${slug(spec.id)}-${randomBytes(3).toString('hex')}`;
+  const ports = await allocatePorts(count * 4 + 1);
+  const epmdPort = ports[count * 4];
+  const nodes: Node[] = Array.from({ length: count }, (_, i) => ({
+    name: `rabbitmq-perf-gate-${tag}-${i + 1}`,
+    nodeName: bridge ? undefined : `${tag}-${i + 1}@localhost`,
+    amqpPort: ports[i * 4], mgmtPort: ports[i * 4 + 1], promPort: ports[i * 4 + 2], distPort: ports[i * 4 + 3],
+  }));
+  const names = nodes.map((n) => n.name);
+  const stage = await mkdtemp(join(tmpdir(), 'rabbitmq-perf-gate-'));
+  const urls = (n: Node) => ({
+    amqp: `amqp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${n.amqpPort}`,
+    mgmt: `http://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${n.mgmtPort}`,
+  });
+  try {
+    log(`starting ${count} container(s) from ${spec.image} for ${spec.label}`);
+    const created = await Promise.allSettled(nodes.map(async (n) => {
+      const dir = join(stage, n.name);
+      await mkdir(join(dir, 'conf.d'), { recursive: true, mode: 0o755 });
+      for (const [dest, content] of layout.files) await writeFile(join(dir, dest), content, { mode: 0o644 });
+      const inner = bridge ? { amqp: 5672, mgmt: 15672, prom: 15692 } : { amqp: n.amqpPort, mgmt: n.mgmtPort, prom: n.promPort };
+      await writeFile(join(dir, 'conf.d', '90-rabbitmq-perf-gate.conf'), [
+        '## Written by rabbitmq-perf-gate: this node\'s ports.',
+        `listeners.tcp.default = ${inner.amqp}`, `management.tcp.port = ${inner.mgmt}`, `prometheus.tcp.port = ${inner.prom}`,
+        ...layout.confLines, ''].join('\n'), { mode: 0o644 });
+      const erlArgs = `-setcookie ${cookie}`;
+      const nodeEnv: Record<string, string> = bridge ? { ...env } : {
+        ...env,
+        RABBITMQ_NODENAME: n.nodeName!,
+        ERL_EPMD_PORT: String(epmdPort),
+        RABBITMQ_DIST_PORT: String(n.distPort),
+      };
+      nodeEnv.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = `${erlArgs} ${env.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS ?? ''}`.trim();
+      nodeEnv.RABBITMQ_CTL_ERL_ARGS = `${erlArgs} ${env.RABBITMQ_CTL_ERL_ARGS ?? ''}`.trim();
+      registerContainer(n.name, runId);
+      await cli.docker(['create', '--name', n.name, ...labelArgs(runId), '--label', `rabbitmq-perf-gate.target=${spec.id}`,
+        ...(bridge
+          ? ['--hostname', n.name, '-p', `127.0.0.1:${n.amqpPort}:5672`, '-p', `127.0.0.1:${n.mgmtPort}:15672`, '-p', `127.0.0.1:${n.promPort}:15692`]
+          : ['--network', 'host']),
+        ...(spec.cpus ? ['--cpus', String(spec.cpus)] : []),
+        ...(spec.memory ? ['--memory', spec.memory] : []),
+        ...Object.entries(nodeEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+        spec.image]);
+      await cli.docker(['cp', `${dir}/.`, `${n.name}:/etc/rabbitmq/`]);
+      await cli.docker(['start', n.name]);
+    }));
+    const failed = created.find((c) => c.status === 'rejected');
+    if (failed) throw failed.reason;
+    const t0 = Date.now();
+    await Promise.all(nodes.map((n) => waitReady(n, urls(n).amqp, new ManagementClient(urls(n).mgmt),
+      opts.readyTimeoutMs ?? 120_000, spec.image)));
+    log(`${spec.label}: ${count} node(s) ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (count > 1) await joinCluster(nodes);
+    await runSetup(nodes[0], spec.setup ?? []);
+    const { amqp: amqpUrl, mgmt: managementUrl } = urls(nodes[0]);
+    const mgmt = new ManagementClient(managementUrl);
+    const id = await mgmt.identity();
+    let stopped = false;
+    return {
+      containers: names,
+      prometheusUrls: nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`),
+      amqpUrl,
+      managementUrl,
+      info: {
+        id: spec.id,
+        label: spec.label,
+        kind: 'docker',
+        amqpUrl: maskUrl(amqpUrl),
+        managementUrl: mgmt.publicUrl,
+        image: spec.image,
+        configDigest: configDigest(spec.image, files),
+        rabbitmqVersion: id.rabbitmqVersion,
+        erlangVersion: id.erlangVersion,
+        nodes: id.nodes,
+      },
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        await removeRegistered(names);
+        releasePorts(ports);
+      },
+    };
+  } catch (err) {
+    await removeRegistered(names).catch(() => undefined);
+    releasePorts(ports);
+    throw err;
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}
+
+/** The BrokerProvider for `kind: docker` targets. */
+export function createDockerProvider(opts: DockerProviderOptions = {}): BrokerProvider {
+  const runId = opts.runId ?? defaultRunId();
+  return {
+    async start(spec: TargetSpec): Promise<BrokerHandle> {
+      if (spec.kind !== 'docker') throw new GateError(`target ${spec.id} is not a docker target`, { field: 'kind' });
+      return startDocker(spec, { ...opts, runId });
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// Renders docs/scenarios.md from the catalogue: presets, the scenario file format, metrics, the
+// accepted PerfTest flags and, per scenario file, what it measures, its origin command and its
+// trimmed parameters. scripts/gen-scenario-docs.mjs writes it; a unit test fails when it is stale.
+import type { ScenarioSpec, WorkloadParams } from '../schema/types';
+import { METRICS } from '../metrics/definitions';
+import { buildPlan, estimateSeconds } from '../plan/plan';
+import { catalogueIds, loadPresets, resolveScenarios } from './catalogue';
+import { PERF_TEST_FLAGS, perfTestDefaults } from './perftest-args';
+
+const FORMAT = `## How a scenario file works
+
+A scenario file (\`scenarios/<id>.yml\`, validated against \`schema/scenario.schema.json\`; errors
+name the file, line and field) describes one workload in PerfTest's vocabulary:
+
+- \`origin\`: where it comes from and the original, untrimmed command line(s). For
+  rabbitmq/testing that is the \`main/script.sh\` line verbatim followed by the wrapper's classic
+  queue flags (\`-ad false -f persistent\`), main.yaml's first size (\`-s 100\`) and
+  \`TIME_PER_TEST\` (\`--time 300\`); the wrapper's reporting flags are left out.
+- \`perf-test\`: the trimmed command. Unknown flags are errors (see the list below); \`workload:\`
+  fields override what it sets.
+- \`scale\` (with \`scaled\`): one factor on the original's counts — producers, consumers, queues
+  of a \`-qp\` pattern, \`-C\` message counts, import sizes — so 7000 publishers at scale 0.05 run as
+  350. Counts never drop below 1. Tests multiply it further to run smoke-sized.
+- \`axes\`: \`size\` and \`queueType\` lists; the file expands to one scenario per combination, with
+  ids like \`throughput_by_size[size=100,queue=quorum]\`. \`classic\` keeps the file's queue as
+  written, \`classic-v1\`/\`classic-v2\` add \`x-queue-version\` (RabbitMQ 3.10+), \`quorum\` and
+  \`stream\` apply PerfTest's \`--quorum-queue\` / \`--stream-queue\` (streams are consumed over AMQP
+  0-9-1 with \`x-stream-offset=next\`). Sizes below 12 bytes run as 12 — the body carries a 4-byte
+  sequence and an 8-byte send time, PerfTest's own minimum — the id says 12 and a note says so.
+- \`phases\`: a \`fill\` (publish, no consumers, until every producer's \`-C\` is confirmed or
+  warm-up + window end) optionally followed by a \`drain\` (consume until the queues are empty;
+  \`keepPublishing: true\` keeps the fill's publishers going, for consumers that join late). They
+  run in one trial on one topology and report \`fill_rate\` and \`drain_rate\` (timed from the first
+  delivery). rabbitmq/testing runs such pairs as consecutive commands sharing a queue
+  (two_publishers_no_consumers → one_consumer_no_publishers, publish_to_nack → nack_published);
+  here each trial runs in its own throw-away vhost in a randomised interleaved order, so a
+  cross-scenario \`requires:\` would break both isolation and the order — the pair is one scenario.
+  A drain that does not finish within 60 s makes the trial invalid.
+- \`setup\`: policies (the suite's \`rabbitmqadmin declare policy\`) and durable queues (its
+  \`declare_*_dlq\` runs) made in the trial's vhost first; \`deadLetterQueue\` reports that queue's
+  growth as \`dead_lettered_rate\`.
+- \`churn\` / \`import\`: metadata workloads instead of messaging (see the metrics below).
+- \`warmup\`, \`duration\` (seconds; presets and \`--warmup\`/\`--duration\` override them), \`gate\`
+  (metrics the verdict uses; others are reported), \`tolerances\`, \`notes\` (how it was trimmed).
+
+Fixed-rate scenarios (\`-r\`/\`-P\` with consumers) measure latency from each message's *intended*
+send time and are **invalid** — reported, never averaged in — when the publishers reach less than
+95 % of their target rate or the queues' ready depth grows across the window by more than
+max(100, 5 % of the messages consumed in it) (sampled with passive declares at the window's edges).
+
+Node start time with N queues (the Khepri post's \`stop_app\`/\`start_app\` rows) needs a provider that
+can restart the node; it is **not available yet**.
+`;
+
+const fmt = (v: unknown) => (typeof v === 'object' && v !== null ? Object.entries(v).map(([k, x]) => `${k}=${x}`).join(',') : String(v));
+
+/** The workload's parameters that differ from PerfTest's defaults, as `name value` pairs. */
+export function changedParams(w: WorkloadParams): string {
+  const d = perfTestDefaults(w.queue) as unknown as Record<string, unknown>;
+  return Object.entries(w).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(d[k]) || k === 'producers' || k === 'consumers')
+    .map(([k, v]) => `${k} ${fmt(v)}`).join(' · ');
+}
+
+function scenarioSection(specs: ScenarioSpec[]): string[] {
+  const s = specs[0];
+  const id = s.id.replace(/\[.*$/, '');
+  const out = [`### ${id}`, '', s.description, ''];
+  const first = specs.length > 1 ? `, first variant ${s.id.slice(id.length)}` : '';
+  out.push(`- **Gate:** ${s.gate.map((g) => `\`${g}\``).join(', ')} · warm-up ${s.warmupSeconds} s + window ${s.durationSeconds} s${s.kind ? ` · kind ${s.kind}` : ''}`);
+  out.push(`- **Origin:** ${s.origin.source}`, '', '  ```', ...s.origin.command.split('\n').map((l) => `  ${l}`), '  ```', '');
+  if (s.kind === 'churn') out.push(`- **Churn:** ${fmt(s.churn)}`);
+  else if (s.kind === 'import') out.push(`- **Import:** ${fmt(s.import)}`);
+  else if (s.phases) s.phases.forEach((p) => out.push(`- **${p.role}${p.keepPublishing ? ' (publishers keep going)' : ''}${first}:** ${changedParams(p.workload)}`));
+  else out.push(`- **Trimmed${first}:** ${changedParams(s.workload)}`);
+  if (s.setup) out.push(`- **Setup:** ${[...s.setup.policies.map((p) => `policy ${p.name} (${p.pattern}: ${fmt(p.definition)})`), ...s.setup.queues.map((q) => `queue ${q}`)].join('; ')}`);
+  if (s.scale) out.push(`- **Scale:** ${s.scale}`);
+  if (specs.length > 1) out.push(`- **Variants (${specs.length}):** ${specs.map((x) => `\`${x.id}\``).join(', ')}`);
+  for (const n of [...new Set(specs.flatMap((x) => x.notes ?? []))]) out.push(`- ${n}`);
+  return [...out, ''];
+}
+
+export function renderScenarioDocs(): string {
+  const out = ['# Scenarios', '', '<!-- Generated by scripts/gen-scenario-docs.mjs from scenarios/*.yml; do not edit by hand. -->', ''];
+  out.push('## Presets', '', '| preset | scenarios | estimate per target at 5 repetitions | ids |', '|---|---|---|---|');
+  for (const p of loadPresets()) {
+    const specs = resolveScenarios(p.name).scenarios;
+    const min = Math.ceil(estimateSeconds(buildPlan(specs, ['t'], 5, 1)) / 60);
+    out.push(`| \`${p.name}\` | ${specs.length} | ~${min} min | ${p.scenarios.join(', ')} |`);
+  }
+  out.push('', 'Estimates are warm-up + window + 2 s per trial; drains and imports take what they take.', '', FORMAT);
+  out.push('## Metrics', '', '| id | unit | kind | better |', '|---|---|---|---|');
+  for (const m of METRICS) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
+  out.push('', '## PerfTest flags accepted by `perf-test:`', '');
+  for (const f of PERF_TEST_FLAGS) out.push(`- ${f.aliases.map((a) => `\`${a}\``).join(' ')}${f.ignored ? ' (accepted and ignored: output and multi-instance options)' : ''}`);
+  out.push('', 'Anything else is an error naming the file and line.', '', '## Catalogue', '');
+  for (const id of catalogueIds()) out.push(...scenarioSection(resolveScenarios(id).scenarios));
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}

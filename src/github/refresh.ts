@@ -1,0 +1,115 @@
+// mode: refresh — writes the new stored baseline (atomically, via writeBaseline) and, with
+// `refresh-commit: pr`, puts exactly those bytes on the branch rabbitmq-perf-gate/baseline-refresh
+// through the REST API and opens one pull request, or adds a commit to it while it is open; with
+// `direct`, commits them to the default branch; with `none`, only the workspace file is written.
+import * as core from '@actions/core';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, relative, sep } from 'node:path';
+import type { Baseline, RunReport } from '../schema/types';
+import { baselineFromRun, writeBaseline } from '../compare/baseline-file';
+import { GateError } from '../config/errors';
+import type { ActionSettings } from '../config/action-inputs';
+import { md } from '../report/escape';
+import { num } from '../report/format';
+import { metricDef } from '../metrics/definitions';
+import { apiError, client } from './client';
+import type { RunContext } from './context';
+
+type Octokit = ReturnType<typeof client>;
+const DEFAULT_NAME = 'rabbitmq-perf-gate';
+
+/** One branch per gate name: rabbitmq-perf-gate/baseline-refresh[-name]. */
+export function refreshBranch(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+  return `rabbitmq-perf-gate/baseline-refresh${name === DEFAULT_NAME || !slug ? '' : `-${slug}`}`;
+}
+
+/** Writes the baseline file; returns where the refreshed baseline went (file, PR or commit URL). */
+export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx: RunContext, file: string, previous: Baseline | undefined): Promise<string> {
+  const valid = report.trials.filter((t) => t.target === report.candidate && t.valid).length;
+  if (!valid) {
+    throw new GateError('no valid trials, so the stored baseline was left untouched', { file, field: 'baseline-file' }, 'fix the errors above and refresh again');
+  }
+  const next = baselineFromRun(report, previous, ctx.headSha);
+  writeBaseline(file, next);
+  core.info(`Baseline written to ${file} (${valid} valid trials).`);
+  if (s.refreshCommit === 'none') return file;
+  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const path = relative(workspace, file).split(sep).join('/');
+  if (!path || path.startsWith('..') || isAbsolute(path)) throw new GateError(`baseline-file ${file} is outside the repository checkout`, { field: 'baseline-file' }, 'use a path inside the repository');
+  if (!ctx.owner || !ctx.repo) throw new GateError('GITHUB_REPOSITORY is not set, so there is no repository to commit to', { field: 'refresh-commit' });
+  if (!s.token) throw new GateError('refresh-commit needs a github-token', { field: 'github-token' }, 'give the job `permissions: contents: write, pull-requests: write`');
+  // The exact bytes writeBaseline produced: one serialisation, whether read from disk or the PR.
+  const content = readFileSync(file).toString('base64');
+  const octokit = client(s.token, ctx.apiUrl);
+  const repo = { owner: ctx.owner, repo: ctx.repo };
+  const message = `Refresh the ${s.name} performance baseline (${report.preset}, ${valid} trials)`;
+  let step = 'read the repository';
+  try {
+    const base = ctx.defaultBranch ?? (await octokit.rest.repos.get(repo)).data.default_branch;
+    if (s.refreshCommit === 'direct') {
+      step = `commit ${path} to ${base}`;
+      const url = await putFile(octokit, repo, path, base, content, message);
+      core.info(`Baseline committed to ${base}: ${url}`);
+      return url;
+    }
+    const branch = refreshBranch(s.name);
+    step = `find the open baseline pull request from ${branch}`;
+    const [open] = (await octokit.rest.pulls.list({ ...repo, state: 'open', head: `${ctx.owner}:${branch}`, base, per_page: 1 })).data;
+    if (!open) {
+      // No open PR: (re)start the branch from the default branch, so the PR is one fresh commit.
+      // (With an open PR, resetting it to the base would let GitHub mark that PR merged.)
+      step = `point ${branch} at ${base}`;
+      const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+      const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => (e.status === 404 ? false : Promise.reject(e)));
+      if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: baseSha, force: true });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: baseSha });
+    }
+    step = `commit ${path} to ${branch}`;
+    await putFile(octokit, repo, path, branch, content, message);
+    step = open ? `update pull request #${open.number}` : 'open the baseline pull request';
+    const body = prBody(report, previous, next, ctx.runUrl);
+    const pr = open
+      ? (await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: message, body })).data
+      : (await octokit.rest.pulls.create({ ...repo, head: branch, base, title: message, body })).data;
+    core.info(`Baseline pull request ${open ? 'updated' : 'opened'}: ${pr.html_url}`);
+    return pr.html_url;
+  } catch (e) {
+    throw apiError(step, e);
+  }
+}
+
+/** PUT the file on a branch, with the sha of the version there (one retry if it moved meanwhile). */
+async function putFile(octokit: Octokit, repo: { owner: string; repo: string }, path: string, branch: string, content: string, message: string): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const sha = await octokit.rest.repos.getContent({ ...repo, path, ref: branch }).then(
+      (r) => (Array.isArray(r.data) ? undefined : r.data.sha),
+      (e) => (e.status === 404 ? undefined : Promise.reject(e)),
+    );
+    try {
+      const { data } = await octokit.rest.repos.createOrUpdateFileContents({ ...repo, path, branch, message, content, ...(sha ? { sha } : {}) });
+      return data.commit.html_url ?? '';
+    } catch (e) {
+      if ((e as { status?: number }).status !== 409 || attempt >= 1) throw e;
+    }
+  }
+}
+
+/** The refresh PR's description: old → new medians of the gating metrics, escaped, bounded. */
+function prBody(report: RunReport, previous: Baseline | undefined, next: Baseline, runUrl?: string): string {
+  const before = previous?.history.at(-1)?.medians ?? {};
+  const now = next.history.at(-1)?.medians ?? {};
+  const rows = report.scenarios.flatMap((s) => s.gate.filter((m) => now[s.id]?.[m] !== undefined).map((m) => {
+    const unit = metricDef(m).unit;
+    return `| ${md(s.id)} | ${md(metricDef(m).label)} | ${num(before[s.id]?.[m], unit)} | ${num(now[s.id][m], unit)} |`;
+  }));
+  const table = rows.length ? ['| Scenario | Metric | Previous median | New median |', '|---|---|--:|--:|', ...rows.slice(0, 300)].join('\n') : '_no gating metrics_';
+  return [
+    'Scheduled refresh of the stored performance baseline by rabbitmq-perf-gate.',
+    '',
+    table,
+    '',
+    `Runner: ${md(report.fingerprint.cpuModel)}, ${report.fingerprint.cores} cores; RabbitMQ ${md(next.target.rabbitmqVersion)}; ${report.repetitions} repetitions, seed ${report.seed}.`,
+    runUrl ? `\n[Workflow run](${runUrl})` : '',
+  ].join('\n');
+}

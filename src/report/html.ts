@@ -1,0 +1,127 @@
+// The self-contained HTML report of a RunReport: one file with uPlot, its CSS, the chart data and
+// the drawing code inlined, and a Content-Security-Policy that forbids every network request.
+// Per scenario: throughput over time, latency percentile curves, A/B delta bars with CIs, trial
+// scatter for the gating metrics and the comparison table; then targets, runner fingerprint and
+// errors. Every piece of report text goes through html() (attributes too); chart labels are data.
+import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
+import { metricDef } from '../metrics/definitions';
+import { ALPHA } from '../compare/compare';
+import { html as h } from './escape';
+import { delta, num } from './format';
+import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
+import { CHARTS_JS } from './charts-client';
+import { inlineSafe, uplotAssets } from './charts-assets';
+import { HTML_CSS } from './html-style';
+
+export interface HtmlOptions {
+  /** Gate name shown in the title (the action's `name` input). */
+  name?: string;
+  /** Link to the workflow run, shown when it is an http(s) URL. */
+  runUrl?: string;
+}
+
+const VERDICTS: Verdict[] = ['pass', 'warn', 'fail', 'inconclusive'];
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+const verdictOf = (v: unknown): Verdict => (VERDICTS.includes(v as Verdict) ? (v as Verdict) : 'inconclusive');
+
+function headline(r: RunReport): string {
+  return r.verdict === 'fail' ? `${r.regressions} regression${r.regressions === 1 ? '' : 's'} beyond tolerance`
+    : r.verdict === 'warn' ? 'significant slowdowns within tolerance'
+    : r.verdict === 'inconclusive' ? 'inconclusive: not enough clean data to decide'
+    : 'no regression';
+}
+
+/** JSON for a <script type="application/json"> element: no way out of the element. */
+function jsonScript(data: unknown): string {
+  return JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function chart(id: string | undefined, title: string, empty: string, note = ''): string {
+  const head = `<h3>${h(title)}</h3>${note ? `<div class="small muted">${h(note)}</div>` : ''}`;
+  return id ? `<div>${head}<div class="chart" data-chart="${h(id)}"></div></div>` : `<div>${head}<p class="muted">${h(empty)}</p></div>`;
+}
+
+function comparisonTable(cs: Comparison[]): string {
+  if (!cs.length) return '';
+  const rows = cs.map((c) => {
+    const v = verdictOf(c.verdict);
+    const cls = c.change === 'better' ? 'better' : c.change === 'worse' ? 'worse' : '';
+    return `<tr><td>${h(metricDef(c.metric).label)}${c.gating ? ' ★' : ''}</td><td>${h(c.against === 'stored' ? 'stored baseline' : c.baselineLabel)}</td>`
+      + `<td class="n">${h(num(c.baselineMedian, c.unit))}</td><td class="n">${h(num(c.candidateMedian, c.unit))}</td>`
+      + `<td class="n ${cls}">${h(delta(c))}</td><td class="n">${c.nBaseline}+${c.nCandidate}</td><td class="n">${h(num(c.pAdjusted))}</td>`
+      + `<td class="t-${v}" title="${h(c.reason)}">${h(v)}${c.gating ? '' : ' (info)'}</td></tr>`;
+  }).join('');
+  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [95 % CI]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+const DELTA_KEY = `<div class="key"><span><i class="sw" style="background:#dc2626"></i>fail</span><span><i class="sw" style="background:#d97706"></i>warn</span>`
+  + `<span><i class="sw" style="background:#16a34a"></i>better</span><span><i class="sw" style="background:#64748b"></i>no significant change / inconclusive</span>`
+  + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ 95 % CI</span><span>★ gating metric (faded bars: reported only)</span></div>`;
+
+function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: number): string {
+  const s = sc.scenario;
+  const cs = r.comparisons.filter((c) => c.scenario === s.id).sort((a, b) => Number(b.gating) - Number(a.gating));
+  const trials = r.trials.filter((t) => t.scenario === s.id);
+  const invalid = trials.filter((t) => !t.valid);
+  const tol = Object.entries(s.tolerances ?? {}).map(([m, v]) => `${m} ${Math.round(v * 100)} %`).join(', ');
+  const deltas = sc.deltas.map((id) => `<h3>${h((data.charts[id] as { title: string }).title)}</h3>${DELTA_KEY}<div class="chart" data-chart="${h(id)}"></div>`).join('');
+  return `<section id="scenario-${i}"><h2>${h(s.id)}</h2><p>${h(s.description)}</p>`
+    + `<pre>${h(s.origin?.command || '')}</pre><div class="small muted">from ${h(s.origin?.source)} · warm-up ${h(s.warmupSeconds)} s, measured ${h(s.durationSeconds)} s · `
+    + `gate: ${h((s.gate ?? []).join(', ') || '–')}${tol ? ` · tolerances: ${h(tol)}` : ''} · ${trials.length - invalid.length} of ${trials.length} trials valid</div>`
+    + `<div class="grid">${chart(sc.throughput, 'Throughput per second', 'no valid trial recorded a per-second series', 'median of the trials; shaded: min–max consumed; dashed: published')}`
+    + (sc.latency.length ? sc.latency.map((id) => chart(id, (data.charts[id] as { title: string }).title, '', 'HdrHistogram of all valid trials merged, per target')).join('') : chart(undefined, 'Latency percentiles', 'no latency histograms in the valid trials'))
+    + `</div>`
+    + (deltas || `<h3>A/B deltas</h3><p class="muted">${cs.length ? 'no comparison produced a ratio' : 'nothing to compare with: no stored baseline and no reference target in this run'}</p>`)
+    + comparisonTable(cs)
+    + (sc.scatter.length ? `<h3>Trials (one dot per trial, in run order)</h3><div class="grid3">${sc.scatter.map((id) => `<div><div class="small">${h((data.charts[id] as { title: string }).title)}</div><div class="chart" data-chart="${h(id)}"></div></div>`).join('')}</div>` : '')
+    + (invalid.length ? `<h3>Excluded trials</h3><ul>${invalid.map((t) => `<li>${h(t.target)} trial ${t.trial + 1}: ${h(t.invalidReason ?? t.error)}</li>`).join('')}</ul>` : '')
+    + `</section>`;
+}
+
+function targetsTable(targets: TargetInfo[], data: ChartData): string {
+  const color = (id: string) => data.targets.find((t) => t.id === id)?.color ?? '#475569';
+  const rows = targets.map((t) => `<tr><td><i class="sw" style="background:${h(color(t.id))}"></i>${h(t.label)}</td><td>${h(t.id)}</td><td>${h(t.kind)}</td>`
+    + `<td>${h(t.rabbitmqVersion)}</td><td>${h(t.erlangVersion)}</td><td>${h(t.image ?? '–')}${t.configDigest ? `<br><span class="small muted">config ${h(t.configDigest.slice(0, 19))}</span>` : ''}</td>`
+    + `<td><code>${h(t.amqpUrl)}</code><br><code>${h(t.managementUrl)}</code></td>`
+    + `<td>${(t.nodes ?? []).map((n) => `${h(n.name)}${n.processors ? `, ${n.processors} cpu` : ''}${n.memLimitBytes ? `, mem limit ${h(num(n.memLimitBytes / 2 ** 30))} GiB` : ''}`).join('<br>') || '–'}</td></tr>`).join('');
+  return `<table><thead><tr><th>Target</th><th>Id</th><th>Kind</th><th>RabbitMQ</th><th>Erlang</th><th>Image</th><th>URLs</th><th>Nodes</th></tr></thead><tbody>${rows || '<tr><td colspan="8">none started</td></tr>'}</tbody></table>`;
+}
+
+function environment(r: RunReport, data: ChartData): string {
+  const f = r.fingerprint ?? ({} as RunReport['fingerprint']);
+  const rows: [string, string][] = [['CPU', `${f.cpuModel} (${f.cores} cores)`], ['Memory', `${num((f.memoryBytes ?? 0) / 2 ** 30)} GiB`], ['OS', f.os], ['Kernel', f.kernel], ['Node', f.node], ['Tool', `${f.tool} ${f.toolVersion}`]];
+  return `<section id="environment"><h2>Targets</h2>${targetsTable(r.targets ?? [], data)}<h2 style="margin-top:16px">Runner fingerprint</h2>`
+    + `<table><tbody>${rows.map(([k, v]) => `<tr><th style="width:140px">${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</tbody></table></section>`;
+}
+
+/** The whole report as one HTML document that needs no network to display. */
+export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
+  const data = chartData(r);
+  const assets = uplotAssets();
+  const name = o.name ?? 'rabbitmq-perf-gate';
+  const v = verdictOf(r.verdict);
+  const valid = r.trials.filter((t) => t.valid).length;
+  const runLink = o.runUrl && /^https?:\/\//.test(o.runUrl) ? ` · <a href="${h(o.runUrl)}">workflow run</a>` : '';
+  const swatches = data.targets.map((t) => `<span><i class="sw" style="background:${h(t.color)}"></i>${h(t.label)}${t.id === r.candidate ? ' (candidate)' : ''}</span>`).join('');
+  const errors = r.errors?.length ? `<section id="errors"><h2>Errors</h2><ul>${r.errors.map((e) => `<li><b>${h(e.scope)}</b>: ${h(e.message)}</li>`).join('')}</ul></section>` : '';
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width,initial-scale=1"><title>${h(name)}: ${h(v)} (${h(r.createdAt)})</title>
+<style>${inlineSafe(assets.css)}</style><style>${HTML_CSS}</style></head>
+<body><main>
+<header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headline(r))}</h1>
+<div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
+<p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> exact Mann-Whitney U per metric, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${Math.round((1 - ALPHA) * 100)} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.</p>
+<div class="key">${swatches}</div>
+<nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>
+${data.scenarios.map((sc, i) => scenarioSection(r, sc, data, i)).join('\n')}
+${environment(r, data)}
+${errors}
+<p class="small muted">${h(r.tool?.name)} ${h(r.tool?.version)} · self-contained report: charts drawn with uPlot, no network access.</p>
+</main>
+<script type="application/json" id="perf-data">${jsonScript({ targets: data.targets, charts: data.charts })}</script>
+<script>${inlineSafe(assets.js)}</script>
+<script>${inlineSafe(CHARTS_JS)}</script>
+</body></html>
+`;
+}

@@ -1,0 +1,109 @@
+// Everything a trial runs besides the plain steady PerfTest run: the scenario's setup (policies
+// through the management API, dead-letter queues through AMQP), then phases, churn or a definitions
+// import, or the steady engine with window checks — the dead-letter queue's growth
+// (dead_lettered_rate) and, for fixed-rate workloads with consumers, a backlog check that makes the
+// trial invalid when the queues grew across the window (the consumers fell behind the target rate,
+// so its latency is not comparable; it is reported, never averaged in).
+import amqp from 'amqplib';
+import type { ScenarioSpec, SetupSpec } from '../schema/types';
+import { ManagementClient } from '../broker/management';
+import { runChurn } from './churn';
+import { runImport } from './definitions-import';
+import { runPhases } from './phases';
+import { ClientPool, connectUrl, readyDepth } from './pool';
+import { queueNames } from './topology';
+import type { WorkloadResult } from './engine';
+
+/** Where the trial runs, for what needs the management API. */
+export interface TrialContext {
+  managementUrl: string;
+  vhost: string;
+}
+
+/** Called by the steady engine at the measured window's edges. */
+export interface WindowHooks {
+  /** As the window opens (not awaited). */
+  windowStart?(): void;
+  /** As the window closes, before producers stop: extra metrics and a reason to invalidate. */
+  windowEnd?(window: { published: number; consumed: number; seconds: number }): Promise<{ metrics?: Record<string, number>; invalidReason?: string }>;
+}
+
+export type SteadyRunner = (spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks) => Promise<WorkloadResult>;
+
+/** Fixed-rate runs with consumers must not build a backlog across the window. */
+export function backlogChecked(spec: ScenarioSpec): boolean {
+  const w = spec.workload;
+  return (spec.kind ?? 'messaging') === 'messaging' && (w.rate !== null || w.publishingInterval !== null)
+    && w.producers > 0 && w.consumers > 0 && w.consumerStartDelay <= 0 && w.queueArgs['x-queue-type'] !== 'stream';
+}
+
+export function needsScenarioRunner(spec: ScenarioSpec): boolean {
+  return (spec.kind ?? 'messaging') !== 'messaging' || Boolean(spec.setup) || backlogChecked(spec);
+}
+
+export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined,
+  ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
+  if ((spec.setup || spec.kind === 'import') && !ctx) {
+    throw new Error(`scenario ${spec.id} needs the management API (policies or definitions) but the trial has no management URL`);
+  }
+  if (spec.setup) await applySetup(spec.setup, amqpUrl, ctx!);
+  if (spec.kind === 'import') return runImport(spec, ctx!, signal);
+  if (spec.kind === 'churn') return runChurn(spec, amqpUrl, signal);
+  if (spec.kind === 'phases') return runPhases(spec, amqpUrl, signal);
+  return runWithChecks(spec, amqpUrl, signal, steady);
+}
+
+/** rabbitmq/testing's `rabbitmqadmin declare policy` and `perf_test declare_*_dlq` lines. */
+async function applySetup(setup: SetupSpec, amqpUrl: string, ctx: TrialContext): Promise<void> {
+  const mgmt = new ManagementClient(ctx.managementUrl);
+  for (const p of setup.policies) {
+    await mgmt.setPolicy(ctx.vhost, p.name, { pattern: p.pattern, definition: p.definition, 'apply-to': p.applyTo, priority: p.priority });
+  }
+  if (!setup.queues.length) return;
+  const conn = await amqp.connect(connectUrl(amqpUrl));
+  try {
+    const ch = await conn.createChannel();
+    for (const q of setup.queues) await ch.assertQueue(q, { durable: true, autoDelete: false });
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
+  const pool = new ClientPool(amqpUrl, { error: () => undefined });
+  const mon = await pool.channel(await pool.open());
+  const queues = queueNames(spec.workload);
+  const dlq = spec.setup?.deadLetterQueue;
+  const check = backlogChecked(spec);
+  const depths = () => Promise.all([check ? readyDepth(mon, queues) : 0, dlq ? readyDepth(mon, [dlq]) : 0]);
+  let atStart: Promise<number[]> = Promise.resolve([0, 0]);
+  const hooks: WindowHooks = {
+    windowStart: () => {
+      atStart = depths();
+      atStart.catch(() => undefined);
+    },
+    windowEnd: async (win) => {
+      let q0: number, d0: number, q1: number, d1: number;
+      try {
+        [q0, d0] = await atStart;
+        [q1, d1] = await depths();
+      } catch (e) {
+        return { invalidReason: `could not sample queue depths for the window checks: ${(e as Error).message}` };
+      }
+      const metrics: Record<string, number> = dlq ? { dead_lettered_rate: round((d1 - d0) / win.seconds) } : {};
+      const growth = q1 - q0;
+      const allowed = Math.max(100, Math.round(0.05 * win.consumed));
+      const invalidReason = check && growth > allowed
+        ? `the queues grew by ${growth} messages across the window (more than ${allowed}): the consumers fell behind the fixed rate, so its latency is not comparable`
+        : undefined;
+      return { metrics, invalidReason };
+    },
+  };
+  try {
+    return await steady(spec, amqpUrl, signal, hooks);
+  } finally {
+    await pool.closeAll();
+  }
+}

@@ -1,0 +1,86 @@
+// Scheduled baseline refresh through the REST API, with the bundled action against the real
+// broker and the local GitHub server: `refresh-commit: pr` opens one pull request from
+// rabbitmq-perf-gate/baseline-refresh carrying exactly the bytes writeBaseline wrote, the next
+// refresh updates that same PR; `direct` commits to the default branch; a read-only token fails
+// with a clear message. Every request is checked against GitHub's OpenAPI description.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startGitHubServer, type GitHubServer } from '../support/github-server';
+import { runAction, newWorkspace } from '../support/action-runner';
+import { scheduleEvent } from '../support/github-events';
+import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
+
+const TOKEN = 'ghs_perfgaterefresh';
+const READ_ONLY = 'ghs_perfgatereadonly';
+const REPO = 'Codertocat/Hello-World';
+const BRANCH = 'rabbitmq-perf-gate/baseline-refresh';
+const PATH = '.github/rabbitmq-perf/baseline.json';
+const fast = { scenarios: 'smoke', repetitions: '5', duration: '1', warmup: '0.5', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL };
+
+let gh: GitHubServer;
+beforeAll(async () => {
+  gh = await startGitHubServer({ token: TOKEN, repo: REPO });
+  gh.addToken(READ_ONLY, { readOnly: true });
+});
+afterAll(async () => {
+  expect(gh.violations).toEqual([]);
+  expect(gh.warnings).toEqual([]);
+  await gh.close();
+});
+
+const refresh = (workspace: string, inputs: Record<string, string>) =>
+  runAction({ workspace, apiUrl: gh.url, eventName: 'schedule', event: scheduleEvent(), env: { GITHUB_REF: 'refs/heads/main' }, inputs: { ...fast, mode: 'refresh', 'github-token': TOKEN, ...inputs } });
+
+describe('mode: refresh with refresh-commit', () => {
+  const workspace = newWorkspace();
+  let number: number;
+
+  it('pr: opens a pull request whose file is byte-for-byte the baseline written in the workspace', async () => {
+    const r = await refresh(workspace, { 'refresh-commit': 'pr' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const local = readFileSync(join(workspace, PATH), 'utf8');
+    expect(gh.state.readFile(REPO, PATH, BRANCH)).toBe(local);
+    expect(gh.state.readFile(REPO, PATH, 'main')).toBeUndefined();
+    const pulls = gh.state.pulls(REPO);
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]).toMatchObject({ headRef: BRANCH, baseRef: 'main' });
+    expect(pulls[0].issue.title).toMatch(/^Refresh the rabbitmq-perf-gate performance baseline \(smoke, 5 trials\)$/);
+    expect(pulls[0].issue.body).toContain('| one\\_fast | consumed |');
+    number = pulls[0].number;
+    expect(r.outputs['refresh-url']).toBe(`${gh.url}/${REPO}/pull/${number}`);
+    expect(JSON.parse(local).history).toHaveLength(1);
+  });
+
+  it('pr again: the same pull request is updated, with the new file on its branch', async () => {
+    const r = await refresh(workspace, { 'refresh-commit': 'pr' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const local = readFileSync(join(workspace, PATH), 'utf8');
+    expect(JSON.parse(local).history).toHaveLength(2);
+    expect(gh.state.readFile(REPO, PATH, BRANCH)).toBe(local);
+    const pulls = gh.state.pulls(REPO);
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0].number).toBe(number);
+    expect(pulls[0].issue.state).toBe('open');
+    expect(r.stdout).toContain(`Baseline pull request updated: ${gh.url}/${REPO}/pull/${number}`);
+    expect(gh.requests.filter((q) => q.operationId === 'pulls/create')).toHaveLength(1);
+    expect(gh.requests.filter((q) => q.operationId === 'pulls/update')).toHaveLength(1);
+  });
+
+  it('direct: commits the file to the default branch', async () => {
+    const r = await refresh(workspace, { 'refresh-commit': 'direct' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(gh.state.readFile(REPO, PATH, 'main')).toBe(readFileSync(join(workspace, PATH), 'utf8'));
+    expect(r.outputs['refresh-url']).toMatch(new RegExp(`^${gh.url}/${REPO}/commit/[0-9a-f]{40}$`));
+    expect(gh.state.pulls(REPO)).toHaveLength(1);
+  });
+
+  it('a read-only token: one clear error naming the permission', async () => {
+    const r = await refresh(newWorkspace(), { 'refresh-commit': 'pr', 'github-token': READ_ONLY, name: 'nightly gate' });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    expect(errors, r.stdout + r.stderr).toHaveLength(1);
+    expect(errors[0]).toMatch(/could not point rabbitmq-perf-gate\/baseline-refresh-nightly-gate at main: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write` \(and `contents: write` for a baseline refresh\)/);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
+  });
+});
