@@ -19,14 +19,8 @@
 // beam.smp, so CPU per message covers the same window as the rates.
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import { bundle, containerBroker, cpuSeconds, fmt, machineBusySeconds, listenerPid, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
+import { WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, machineBusySeconds, listenerPid, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
 
-const WORKLOADS = {
-  'one_fast-100': '-x 1 -y 1 -c 3000 -u one_fast -qa x-max-length=5000000 -ad false -f persistent -s 100',
-  'one_fast-5k': '-x 1 -y 1 -c 3000 -u one_fast -qa x-max-length=5000000 -ad false -f persistent -s 5000',
-  fanout10: '-x 1 -y 10 -c 100 -e amq.fanout -t fanout -qp q-%d -qpf 1 -qpt 10 -qa x-max-length=1000000 -ad false -f persistent -s 100',
-  fivers: '-x 5 -y 5 -r 10000 -c 500 -qp fivers-%d -qpf 1 -qpt 5 -qa x-max-length=1000000 -ad false -f persistent -s 100',
-};
 
 const { values: opt } = parseArgs({
   options: {
@@ -118,7 +112,7 @@ async function runGate(url, kind = 'gate') {
       if (!line.startsWith('{')) return;
       const e = JSON.parse(line);
       if (e.event === 'window' && e.phase === 'start') start = snapshot(pid);
-      else if (e.event === 'window' && e.phase === 'end') end = snapshot(pid);
+      else if (e.event === 'window' && e.phase === 'end') { end = snapshot(pid); end.elu = e.utilization; }
       else if (e.event === 'result') result = e;
     },
     onErrLine: (l) => process.stderr.write(`  [gate] ${l}\n`),
@@ -132,7 +126,7 @@ async function runGate(url, kind = 'gate') {
   // The engine's rates are over its own window (= the markers' window to within a millisecond).
   return summarise(kind, start, end, (m.published_rate ?? 0) * wall, (m.consumed_rate ?? 0) * wall, {
     rssMB: result.rssBytes / 2 ** 20, engineCpuUsPerMsg: result.generator.cpuMicrosPerMessage,
-    elDelayP99: result.generator.eventLoopDelayP99Ms, saturated: result.generator.saturated, valid: result.valid,
+    elDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, saturated: result.generator.saturated, valid: result.valid,
     latencyP50: m.latency_p50_ms, latencyP99: m.latency_p99_ms,
   });
 }
@@ -169,7 +163,7 @@ for (let i = 0; i < PAIRS; i++) {
     console.log(`  ratio ours/PerfTest: consumed ${fmt(r.gate.consumed / r.perftest.consumed, 2)}×, CPU/msg ${fmt(r.gate.genCpuUsPerMsg / r.perftest.genCpuUsPerMsg, 2)}×`);
   }
   if (r.bare && r.perftest) console.log(`  ratio bare amqplib/PerfTest: consumed ${fmt(r.bare.consumed / r.perftest.consumed, 2)}×, CPU/msg ${fmt(r.bare.genCpuUsPerMsg / r.perftest.genCpuUsPerMsg, 2)}×`);
-  if (r.gate) console.log(`  ours: engine CPU ${fmt(r.gate.engineCpuUsPerMsg, 1)} µs/msg, loop delay p99 ${r.gate.elDelayP99} ms, saturated ${r.gate.saturated}, latency p50/p99 ${r.gate.latencyP50}/${r.gate.latencyP99} ms`);
+  if (r.gate) console.log(`  ours: engine CPU ${fmt(r.gate.engineCpuUsPerMsg, 1)} µs/msg, loop delay p99 ${r.gate.elDelayP99} ms, loop utilisation ${fmt((r.gate.elu ?? NaN) * 100, 1)} %, saturated ${r.gate.saturated}, latency p50/p99 ${r.gate.latencyP50}/${r.gate.latencyP99} ms`);
   console.log('');
 }
 

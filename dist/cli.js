@@ -23,11 +23,11 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-KFHAHAKC.js";
+} from "./chunks/chunk-JZ2JQT4U.js";
 import {
   GateError,
   describeError
-} from "./chunks/chunk-QAIHHIUW.js";
+} from "./chunks/chunk-G6BJ4DKP.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli.ts

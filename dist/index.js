@@ -44,11 +44,12 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-KFHAHAKC.js";
+} from "./chunks/chunk-JZ2JQT4U.js";
 import {
   GateError,
-  describeError
-} from "./chunks/chunk-QAIHHIUW.js";
+  describeError,
+  drainBeforeSignalExit
+} from "./chunks/chunk-G6BJ4DKP.js";
 import {
   __commonJS,
   __require,
@@ -916,6 +917,7 @@ function readActionInputs() {
     duration: number("duration", 1, false),
     warmup: number("warmup", 0, false),
     seed: number("seed", 0, true),
+    timeLimitMinutes: number("time-limit", 0, false) ?? 60,
     ...githubInputs(mode),
     targets: targetInputs()
   };
@@ -5312,12 +5314,20 @@ async function publishReport(report, s, ctx, history) {
   const dir = resolve(workspace, s.reportDir);
   const trend = trendChart(report, history, s.trendMetric);
   const summary2 = renderSummary(report, { name: s.name, runUrl: ctx.runUrl, trend });
-  const files = writeReportFiles(dir, report, summary2);
-  const pr = prInfoFor(ctx, s.name);
-  const prJson = pr ? writePrInfo(dir, pr) : void 0;
+  let files = { json: resolve(dir, "report.json"), markdown: resolve(dir, "summary.md") };
+  let prJson;
+  let failed = false;
+  try {
+    files = writeReportFiles(dir, report, summary2);
+    const pr = prInfoFor(ctx, s.name);
+    prJson = pr ? writePrInfo(dir, pr) : void 0;
+  } catch (e) {
+    failed = true;
+    annotate(e instanceof GateError ? new GateError(`report files: ${e.message}; the results are still in the job summary`, {}, e.fix) : new GateError(`report files could not be written to ${dir}: ${describeError(e)}; the results are still in the job summary`));
+  }
   await writeJobSummary(summary2);
   annotateComparisons(report, workspace);
-  return { ...files, prJson, trend };
+  return { ...files, prJson, trend, failed };
 }
 async function postComment(report, t, s, trend) {
   if (!s.token) {
@@ -5357,6 +5367,14 @@ async function refreshBaseline(report, s, ctx, file, previous) {
   const valid = report.trials.filter((t) => t.target === report.candidate && t.valid).length;
   if (!valid) {
     throw new GateError("no valid trials, so the stored baseline was left untouched", { file, field: "baseline-file" }, "fix the errors above and refresh again");
+  }
+  const stopped = report.errors.find((e) => e.scope === "run");
+  if (stopped) {
+    throw new GateError(
+      `${stopped.message} A partial run is no baseline: the stored baseline was left untouched`,
+      { file, field: "baseline-file" },
+      "raise time-limit (or run fewer scenarios or repetitions) and refresh again"
+    );
   }
   const next = baselineFromRun(report, previous, ctx.headSha);
   writeBaseline(file, next);
@@ -5844,7 +5862,12 @@ async function named(value, workspace, ctx, token) {
   if (!m || existsSync2(resolve4(workspace, value))) return { source: workingTree(workspace), path: value };
   return { source: await sourceAt(m[1], workspace, ctx, token), path: m[2] };
 }
+function maskSecrets(t) {
+  for (const [k, v] of Object.entries(t.env ?? {})) if (/PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && v && v !== "guest") setSecret(v);
+}
 function fromPlan(p, workspace) {
+  maskSecrets(p.candidate);
+  if (p.reference) maskSecrets(p.reference);
   const abs = (t) => ({ ...t, configFiles: t.configFiles.map((f) => resolve4(workspace, f)) });
   return { candidate: abs(p.candidate), reference: p.reference && abs(p.reference), note: p.note, diff: p.diff };
 }
@@ -5877,6 +5900,16 @@ async function chooseTargets(s, ctx, workspace) {
 }
 
 // src/github/gate.ts
+function runProblem(report) {
+  const stop = report.errors.find((e) => e.scope === "run");
+  const invalid2 = report.trials.filter((t) => !t.valid);
+  if (!stop && !invalid2.length) return void 0;
+  const first = invalid2[0];
+  const reason = (first?.invalidReason ?? first?.error ?? "unknown reason").replace(/\s+/g, " ");
+  const trials = first ? `${invalid2.length} of ${report.trials.length} trials invalid (first: ${first.scenario} on ${first.target}, trial ${first.trial + 1}: ${reason.length > 300 ? `${reason.slice(0, 300)}\u2026` : reason})` : "";
+  const verdict2 = `Verdict ${report.verdict}; the results are in the report and the job summary.`;
+  return [stop?.message, trials && `${trials}.`, verdict2].filter(Boolean).join(" ");
+}
 var actionUi = {
   info: (m) => info(m),
   warn: (m) => warning(m),
@@ -5919,11 +5952,22 @@ async function runMode(s, ctx, signal) {
     runId,
     signal,
     targetNote: targets.note,
-    targetDiff: targets.diff
+    targetDiff: targets.diff,
+    timeLimitSeconds: s.timeLimitMinutes * 60
   }, actionUi);
   const pub = await publishReport(report, s, ctx, stored?.history);
-  const out = { report, reportFile: pub.json, decides: mode === "check" && !s.shard };
-  if (mode === "refresh") out.refreshUrl = await refreshBaseline(report, s, ctx, baselinePath, stored);
+  const out = {
+    report,
+    reportFile: pub.json,
+    decides: mode === "check" && !s.shard,
+    failed: pub.failed,
+    problem: runProblem(report),
+    stoppedEarly: report.errors.some((e) => e.scope === "run") && !signal.aborted
+  };
+  if (signal.aborted) {
+    info("comment: skipped, the run was cancelled");
+    if (mode === "refresh") info(`The run was cancelled: the stored baseline ${baselinePath} was left untouched.`);
+  } else if (mode === "refresh") out.refreshUrl = await refreshBaseline(report, s, ctx, baselinePath, stored);
   else if (s.shard) info(`comment: none from shard ${s.shard.index}/${s.shard.count}; the merge step (mode: merge) comments on the whole matrix`);
   else {
     const c = await commentOnPullRequest(report, ctx, s, pub.trend);
@@ -5942,7 +5986,7 @@ async function mergeMode(s, ctx) {
   const pub = await publishReport(report, s, ctx, stored?.history);
   const c = await commentOnPullRequest(report, ctx, s, pub.trend);
   info(c.message);
-  return { report, reportFile: pub.json, commentUrl: c.url, decides: true };
+  return { report, reportFile: pub.json, commentUrl: c.url, decides: true, failed: pub.failed, problem: runProblem(report) };
 }
 
 // src/github/comment-mode.ts
@@ -6007,26 +6051,36 @@ async function verifyPullRequest(token, ctx, pr, prFile) {
 // src/main.ts
 async function run2() {
   const controller = new AbortController();
-  const cancel = () => controller.abort();
+  const cancel = () => controller.abort(new Error("the run was cancelled"));
   process.once("SIGTERM", cancel);
   process.once("SIGINT", cancel);
-  try {
-    const s = readActionInputs();
-    const ctx = readRunContext();
-    const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, controller.signal);
-    const { report } = out;
-    setOutput("verdict", report.verdict);
-    setOutput("regressions", String(report.regressions));
-    setOutput("report", out.reportFile);
-    if (out.commentUrl) setOutput("comment-url", out.commentUrl);
-    if (out.refreshUrl) setOutput("refresh-url", out.refreshUrl);
-    if (controller.signal.aborted) setFailed("The run was cancelled; partial results are in the report.");
-    else if (out.decides && report.verdict === "fail" && s.failOnRegression) {
-      setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
+  const work = (async () => {
+    try {
+      const s = readActionInputs();
+      const ctx = readRunContext();
+      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, controller.signal);
+      const { report } = out;
+      setOutput("verdict", report.verdict);
+      setOutput("regressions", String(report.regressions));
+      setOutput("report", out.reportFile);
+      if (out.commentUrl) setOutput("comment-url", out.commentUrl);
+      if (out.refreshUrl) setOutput("refresh-url", out.refreshUrl);
+      if (controller.signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+      else if (out.stoppedEarly) setFailed(out.problem ?? "The run stopped early.");
+      else {
+        if (out.problem) error(out.problem, { title: "rabbitmq-perf-gate" });
+        if (out.decides && report.verdict === "fail" && s.failOnRegression) {
+          setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
+        } else if (out.failed) process.exitCode = ExitCode.Failure;
+      }
+    } catch (err) {
+      annotate(err);
+      process.exitCode = ExitCode.Failure;
     }
-  } catch (err) {
-    annotate(err);
-    process.exitCode = ExitCode.Failure;
+  })();
+  drainBeforeSignalExit(work);
+  try {
+    await work;
   } finally {
     process.off("SIGTERM", cancel);
     process.off("SIGINT", cancel);
@@ -6035,3 +6089,4 @@ async function run2() {
 
 // src/index.ts
 await run2();
+setTimeout(() => process.exit(), 3e3).unref();

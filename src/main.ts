@@ -7,33 +7,45 @@ import { readRunContext } from './github/context';
 import { mergeMode, runMode, type Outcome } from './github/gate';
 import { commentMode } from './github/comment-mode';
 import { annotate } from './github/publish';
+import { drainBeforeSignalExit } from './broker/cleanup';
 
 export { annotate };
 
 export async function run(): Promise<void> {
   const controller = new AbortController();
-  const cancel = () => controller.abort();
+  const cancel = () => controller.abort(new Error('the run was cancelled'));
   process.once('SIGTERM', cancel);
   process.once('SIGINT', cancel);
-  try {
-    const s = readActionInputs();
-    const ctx = readRunContext();
-    const out: Outcome = s.mode === 'comment' ? await commentMode(s, ctx)
-      : s.mode === 'merge' ? await mergeMode(s, ctx)
-      : await runMode(s, ctx, controller.signal);
-    const { report } = out;
-    core.setOutput('verdict', report.verdict);
-    core.setOutput('regressions', String(report.regressions));
-    core.setOutput('report', out.reportFile);
-    if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);
-    if (out.refreshUrl) core.setOutput('refresh-url', out.refreshUrl);
-    if (controller.signal.aborted) core.setFailed('The run was cancelled; partial results are in the report.');
-    else if (out.decides && report.verdict === 'fail' && s.failOnRegression) {
-      core.setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
+  const work = (async () => {
+    try {
+      const s = readActionInputs();
+      const ctx = readRunContext();
+      const out: Outcome = s.mode === 'comment' ? await commentMode(s, ctx)
+        : s.mode === 'merge' ? await mergeMode(s, ctx)
+        : await runMode(s, ctx, controller.signal);
+      const { report } = out;
+      core.setOutput('verdict', report.verdict);
+      core.setOutput('regressions', String(report.regressions));
+      core.setOutput('report', out.reportFile);
+      if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);
+      if (out.refreshUrl) core.setOutput('refresh-url', out.refreshUrl);
+      if (controller.signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+      else if (out.stoppedEarly) core.setFailed(out.problem ?? 'The run stopped early.');
+      else {
+        if (out.problem) core.error(out.problem, { title: 'rabbitmq-perf-gate' });
+        if (out.decides && report.verdict === 'fail' && s.failOnRegression) {
+          core.setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
+        } else if (out.failed) process.exitCode = core.ExitCode.Failure; // already annotated
+      }
+    } catch (err) {
+      annotate(err);
+      process.exitCode = core.ExitCode.Failure;
     }
-  } catch (err) {
-    annotate(err);
-    process.exitCode = core.ExitCode.Failure;
+  })();
+  // On a signal, the container clean-up waits (bounded) for the partial report to be written.
+  drainBeforeSignalExit(work);
+  try {
+    await work;
   } finally {
     process.off('SIGTERM', cancel);
     process.off('SIGINT', cancel);

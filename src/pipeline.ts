@@ -39,6 +39,9 @@ export interface RunOptions {
   targetDiff?: string;
   /** Run only this shard's balanced subset of the scenarios (src/plan/shard.ts). */
   shard?: Shard;
+  /** Per-run time limit in seconds (broker start included): no trial starts after it and the
+   *  running one is cut short; the report says how many trials ran. 0 or absent = none. */
+  timeLimitSeconds?: number;
 }
 
 export interface Ui {
@@ -67,6 +70,9 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const errors: RunError[] = [];
   const handles: BrokerHandle[] = [];
   const trials: TrialResult[] = [];
+  const limit = runTimeLimit(opts.timeLimitSeconds);
+  const trialSignal = AbortSignal.any([limit.signal, ...(opts.signal ? [opts.signal] : [])]);
+  let planned = 0;
   try {
     for (const spec of specs) {
       const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
@@ -78,21 +84,39 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
       ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
     }
     const plan = buildPlan(scenarios, specs.map((s) => s.id), opts.repetitions, seed);
+    planned = plan.length;
     let remaining = estimateSeconds(plan);
     ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${opts.repetitions}), about ${Math.round(remaining)} s, seed ${seed}`);
     for (const p of plan) {
-      if (opts.signal?.aborted) break;
+      if (trialSignal.aborted) break;
       const handle = handles[specs.findIndex((s) => s.id === p.target)];
-      const result = await runTrial(p, handle, runId, opts.signal);
+      const result = await runTrial(p, handle, runId, trialSignal);
       trials.push(result);
       remaining -= estimateSeconds([p]);
       ui.trialDone(trials.length, plan.length, result, Math.max(0, remaining));
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
     }
   } finally {
+    limit.clear();
     for (const h of handles) await h.stop().catch((e) => ui.warn(`could not stop ${h.info.label}: ${describeError(e)}`));
   }
+  // A run that stopped early says so once, as a run-level error: the verdict cannot be a pass.
+  const why = opts.signal?.aborted ? 'the run was cancelled' : limit.signal.aborted ? `the run's time limit of ${limit.text} was reached` : undefined;
+  if (why) {
+    const cut = trials.at(-1) && !trials.at(-1)!.valid ? ' (the last one cut short)' : '';
+    errors.push({ scope: 'run', message: `Stopped early: ${why} after ${trials.length} of ${planned} planned trials${cut}; ${planned - trials.length} did not start.` });
+  }
   return assembleReport({ opts, scenarios, handles, trials, errors, seed, preset: selection.name, started });
+}
+
+/** The per-run time limit as an AbortSignal whose reason says what happened. */
+function runTimeLimit(seconds: number | undefined): { signal: AbortSignal; text: string; clear(): void } {
+  const c = new AbortController();
+  const text = !seconds ? 'none' : seconds % 60 === 0 ? `${seconds / 60} min` : `${Math.round(seconds)} s`;
+  if (!seconds || !(seconds > 0)) return { signal: c.signal, text, clear: () => undefined };
+  const timer = setTimeout(() => c.abort(new Error(`the run's time limit of ${text} was reached`)), seconds * 1000);
+  timer.unref();
+  return { signal: c.signal, text, clear: () => clearTimeout(timer) };
 }
 
 interface Assembly {
@@ -135,7 +159,9 @@ function assembleReport(a: Assembly): RunReport {
       decidedBy = mismatch ? `stored baseline (may warn, never fail: ${mismatch})` : 'stored baseline, recorded on a matching runner';
     }
   }
-  const verdict = a.opts.mode === 'check' || a.opts.reference ? overallVerdict(comparisons) : 'pass';
+  const judged = a.opts.mode === 'check' || a.opts.reference ? overallVerdict(comparisons) : 'pass';
+  // Missing data (a run stopped early) is never a pass, as in src/github/merge.ts.
+  const verdict = judged === 'pass' && a.errors.some((e) => e.scope === 'run') ? 'inconclusive' : judged;
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: TOOL, version: TOOL_VERSION },

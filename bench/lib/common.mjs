@@ -10,19 +10,32 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
+/** The PerfTest command lines the benches run (rabbitmq/testing's, with the classic-queue wrapper flags). */
+export const WORKLOADS = {
+  'one_fast-100': '-x 1 -y 1 -c 3000 -u one_fast -qa x-max-length=5000000 -ad false -f persistent -s 100',
+  'one_fast-5k': '-x 1 -y 1 -c 3000 -u one_fast -qa x-max-length=5000000 -ad false -f persistent -s 5000',
+  fanout10: '-x 1 -y 10 -c 100 -e amq.fanout -t fanout -qp q-%d -qpf 1 -qpt 10 -qa x-max-length=1000000 -ad false -f persistent -s 100',
+  fivers: '-x 5 -y 5 -r 10000 -c 500 -qp fivers-%d -qpf 1 -qpt 5 -qa x-max-length=1000000 -ad false -f persistent -s 100',
+};
+
 /** Starts a private broker container (see container-broker.ts); `stop()` removes it. */
 export async function containerBroker(image) {
   const mod = await import(await bundle('bench/lib/container-broker.ts'));
   return mod.start(image);
 }
 
-/** Bundles a TypeScript entry under bench/ into a temporary ESM file and returns its path. */
-export async function bundle(entry) {
+/**
+ * Bundles a TypeScript entry (relative to `root`, default this checkout) into a temporary ESM
+ * file and returns its path.
+ */
+export async function bundle(entry, root = ROOT) {
   const { build } = await import('esbuild');
   const dir = mkdtempSync(join(tmpdir(), 'perf-gate-bench-'));
   const outfile = join(dir, entry.replace(/\W+/g, '-') + '.mjs');
   await build({
-    entryPoints: [resolve(ROOT, entry)],
+    absWorkingDir: root,
+    nodePaths: [join(ROOT, 'node_modules')],
+    entryPoints: [resolve(root, entry)],
     outfile,
     bundle: true,
     format: 'esm',

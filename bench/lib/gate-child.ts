@@ -35,8 +35,16 @@ const spec: ScenarioSpec = {
 const stdout = process.stdout;
 const out = (o: unknown) => stdout.write(JSON.stringify(o) + '\n');
 out({ event: 'ready', pid: process.pid });
-subscribe(WINDOW_CHANNEL, (m) => out({ event: 'window', phase: (m as { phase: string }).phase, t: Date.now() }));
+// Event-loop utilisation over the same window (the main loop: the engine runs on it).
+let elu: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+subscribe(WINDOW_CHANNEL, (m) => {
+  const phase = (m as { phase: string }).phase;
+  if (phase === 'start') elu = performance.eventLoopUtilization();
+  const utilization = phase === 'end' && elu ? performance.eventLoopUtilization(elu).utilization : undefined;
+  out({ event: 'window', phase, t: Date.now(), utilization });
+});
 
 const r = await runWorkload(spec, values.url!);
-out({ event: 'result', ...r, rssBytes: process.memoryUsage.rss() });
+const mem = process.memoryUsage();
+out({ event: 'result', ...r, rssBytes: mem.rss, memory: mem });
 process.exit(0);

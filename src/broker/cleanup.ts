@@ -12,6 +12,14 @@ const runIds = new Set<string>();
 let installed = false;
 /** Set once SIGINT/SIGTERM arrived: the exit code the process ends with, whatever else fails. */
 let signalExitCode: number | undefined;
+/** What a signal exit waits for after removing the containers (e.g. the action writing its partial report). */
+let drain: { done: Promise<unknown>; ms: number } | undefined;
+
+/** On SIGINT/SIGTERM, once the containers are removed, wait for `done` (at most `ms`) before
+ *  exiting, so the caller can write what it has. A second signal still exits at once. */
+export function drainBeforeSignalExit(done: Promise<unknown>, ms = 7_000): void {
+  drain = { done, ms };
+}
 
 /** A run id shared by the action's main and post steps (same job, same attempt), or set
  *  explicitly with RABBITMQ_PERF_GATE_RUN_ID; otherwise unique to this process. */
@@ -58,6 +66,11 @@ async function onSignal(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
     for (const run of runIds) await removeRunContainers(run);
   } catch {
     // Best effort; the post step removes leftovers by label.
+  }
+  if (drain) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([drain.done.catch(() => undefined), new Promise((r) => { timer = setTimeout(r, drain!.ms); })]);
+    clearTimeout(timer);
   }
   process.exit(code);
 }

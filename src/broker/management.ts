@@ -39,7 +39,8 @@ export class ManagementClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      const c = (err as { cause?: { code?: string; message?: string } }).cause;
+      const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : c?.code ?? c?.message ?? (err as Error).message;
       throw new GateError(`management API at ${this.base} is unreachable (${cause})`, { field: 'management-url' },
         'enable the rabbitmq_management plugin and point management-url at its port (default 15672)');
     }
@@ -73,8 +74,8 @@ export class ManagementClient {
     await this.request('PUT', `/api/permissions/${v}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' });
   }
 
-  async deleteVhost(vhost: string): Promise<void> {
-    await this.request('DELETE', `/api/vhosts/${encodeURIComponent(vhost)}`);
+  async deleteVhost(vhost: string, timeoutMs?: number): Promise<void> {
+    await this.request('DELETE', `/api/vhosts/${encodeURIComponent(vhost)}`, undefined, timeoutMs);
   }
 
   async listVhosts(): Promise<string[]> {

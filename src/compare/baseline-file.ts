@@ -4,6 +4,7 @@
 // history of past refreshes for trends.
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Baseline, BaselineHistoryEntry, RunReport } from '../schema/types';
 import { SCHEMA_VERSION } from '../schema/types';
 import { GateError } from '../config/errors';
@@ -118,7 +119,8 @@ export function baselineFromRun(report: RunReport, previous: Baseline | undefine
 /** Writes `content` to `file` atomically: readers see the old file or the new one, never half. */
 export function writeFileAtomic(file: string, content: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  // Unique per writer, even for two processes with the same pid (containers) in the same millisecond.
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'w');

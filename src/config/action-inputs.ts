@@ -25,6 +25,8 @@ export interface ActionSettings {
   duration?: number;
   warmup?: number;
   seed?: number;
+  /** Per-run time limit in minutes (input time-limit; 0 = none): no trial starts after it, the one running is cut short. */
+  timeLimitMinutes: number;
   // --- GitHub integration (issue 6): fork-safe comments, refresh commits, shards, trend ---
   /** mode: comment — the report.json to post (pr.json must sit next to it). */
   report?: string;
@@ -144,6 +146,7 @@ export function readActionInputs(): ActionSettings {
     duration: number('duration', 1, false),
     warmup: number('warmup', 0, false),
     seed: number('seed', 0, true),
+    timeLimitMinutes: number('time-limit', 0, false) ?? 60,
     ...githubInputs(mode),
     targets: targetInputs(),
   };

@@ -45,8 +45,10 @@ name the file, line and field) describes one workload in PerfTest's vocabulary:
 
 Fixed-rate scenarios (\`-r\`/\`-P\` with consumers) measure latency from each message's *intended*
 send time and are **invalid** — reported, never averaged in — when the publishers reach less than
-95 % of their target rate or the queues' ready depth grows across the window by more than
-max(100, 5 % of the messages consumed in it) (sampled with passive declares at the window's edges).
+95 % of their target rate, or when the backlog grows across the window by more than max(100,
+5 % of the messages routed in it): the queues' ready depth (passive declares at the window's
+edges) or, for direct and fanout routing, messages routed minus messages consumed (which also
+catches messages an unlimited-prefetch consumer holds unacknowledged).
 
 Node start time with N queues (the Khepri post's \`stop_app\`/\`start_app\` rows) needs a provider that
 can restart the node; it is **not available yet**.

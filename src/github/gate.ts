@@ -21,6 +21,26 @@ export interface Outcome {
   refreshUrl?: string;
   /** Whether this step's verdict gates (fails the step on a regression); shards and comment steps do not. */
   decides: boolean;
+  /** One sentence for what went wrong in the run (stopped early, failed trials), for one annotation. */
+  problem?: string;
+  /** The run stopped before its plan was done (time limit): the step fails with `problem`. */
+  stoppedEarly?: boolean;
+  /** Something was already annotated as an error (e.g. report files not written): the step fails. */
+  failed?: boolean;
+}
+
+/** The run's problems in one sentence: why it stopped early, and how many trials are invalid and why. */
+export function runProblem(report: RunReport): string | undefined {
+  const stop = report.errors.find((e) => e.scope === 'run');
+  const invalid = report.trials.filter((t) => !t.valid);
+  if (!stop && !invalid.length) return undefined;
+  const first = invalid[0];
+  const reason = (first?.invalidReason ?? first?.error ?? 'unknown reason').replace(/\s+/g, ' ');
+  const trials = first
+    ? `${invalid.length} of ${report.trials.length} trials invalid (first: ${first.scenario} on ${first.target}, trial ${first.trial + 1}: ${reason.length > 300 ? `${reason.slice(0, 300)}…` : reason})`
+    : '';
+  const verdict = `Verdict ${report.verdict}; the results are in the report and the job summary.`;
+  return [stop?.message, trials && `${trials}.`, verdict].filter(Boolean).join(' ');
 }
 
 export const actionUi: Ui = {
@@ -57,10 +77,19 @@ export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortS
   const report = await runPipeline({
     scenarios: s.scenarios, candidate: targets.candidate, reference: targets.reference, repetitions: s.repetitions, seed: s.seed, shard: s.shard,
     mode, stored, duration: s.duration, warmup: s.warmup, cwd: workspace, runId, signal, targetNote: targets.note, targetDiff: targets.diff,
+    timeLimitSeconds: s.timeLimitMinutes * 60,
   }, actionUi);
   const pub = await publishReport(report, s, ctx, stored?.history);
-  const out: Outcome = { report, reportFile: pub.json, decides: mode === 'check' && !s.shard };
-  if (mode === 'refresh') out.refreshUrl = await refreshBaseline(report, s, ctx, baselinePath, stored);
+  const out: Outcome = {
+    report, reportFile: pub.json, decides: mode === 'check' && !s.shard, failed: pub.failed,
+    problem: runProblem(report), stoppedEarly: report.errors.some((e) => e.scope === 'run') && !signal.aborted,
+  };
+  if (signal.aborted) {
+    // A cancelled job: what ran is in the report files and the job summary; no comment (a newer
+    // run usually replaces this one) and no baseline write.
+    core.info('comment: skipped, the run was cancelled');
+    if (mode === 'refresh') core.info(`The run was cancelled: the stored baseline ${baselinePath} was left untouched.`);
+  } else if (mode === 'refresh') out.refreshUrl = await refreshBaseline(report, s, ctx, baselinePath, stored);
   else if (s.shard) core.info(`comment: none from shard ${s.shard.index}/${s.shard.count}; the merge step (mode: merge) comments on the whole matrix`);
   else {
     const c = await commentOnPullRequest(report, ctx, s, pub.trend);
@@ -80,5 +109,5 @@ export async function mergeMode(s: ActionSettings, ctx: RunContext): Promise<Out
   const pub = await publishReport(report, s, ctx, stored?.history);
   const c = await commentOnPullRequest(report, ctx, s, pub.trend);
   core.info(c.message);
-  return { report, reportFile: pub.json, commentUrl: c.url, decides: true };
+  return { report, reportFile: pub.json, commentUrl: c.url, decides: true, failed: pub.failed, problem: runProblem(report) };
 }

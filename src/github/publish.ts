@@ -56,21 +56,34 @@ export interface Published {
   markdown: string;
   prJson?: string;
   trend: string;
+  /** The report files could not be written (e.g. a full disk); already annotated as an error. */
+  failed?: boolean;
 }
 
-/** Report files (+ pr.json on a pull request), job summary and annotations of a finished report. */
+/** Report files (+ pr.json on a pull request), job summary and annotations of a finished report.
+ *  Files that cannot be written (disk full, permissions) are one error annotation; the job
+ *  summary, annotations and comment still carry the results. */
 export async function publishReport(report: RunReport, s: ActionSettings, ctx: RunContext, history?: BaselineHistoryEntry[]): Promise<Published> {
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const dir = resolve(workspace, s.reportDir);
   const trend = trendChart(report, history, s.trendMetric);
   const summary = renderSummary(report, { name: s.name, runUrl: ctx.runUrl, trend });
-  const files = writeReportFiles(dir, report, summary);
-  // HTML report (renderHtml): write report.html into `dir` here, next to report.json.
-  const pr = prInfoFor(ctx, s.name);
-  const prJson = pr ? writePrInfo(dir, pr) : undefined;
+  let files = { json: resolve(dir, 'report.json'), markdown: resolve(dir, 'summary.md') };
+  let prJson: string | undefined;
+  let failed = false;
+  try {
+    files = writeReportFiles(dir, report, summary);
+    const pr = prInfoFor(ctx, s.name);
+    prJson = pr ? writePrInfo(dir, pr) : undefined;
+  } catch (e) {
+    failed = true;
+    annotate(e instanceof GateError
+      ? new GateError(`report files: ${e.message}; the results are still in the job summary`, {}, e.fix)
+      : new GateError(`report files could not be written to ${dir}: ${describeError(e)}; the results are still in the job summary`));
+  }
   await writeJobSummary(summary);
   annotateComparisons(report, workspace);
-  return { ...files, prJson, trend };
+  return { ...files, prJson, trend, failed };
 }
 
 export interface CommentTargetPr {

@@ -30,6 +30,11 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
   if (!valid) {
     throw new GateError('no valid trials, so the stored baseline was left untouched', { file, field: 'baseline-file' }, 'fix the errors above and refresh again');
   }
+  const stopped = report.errors.find((e) => e.scope === 'run');
+  if (stopped) {
+    throw new GateError(`${stopped.message} A partial run is no baseline: the stored baseline was left untouched`, { file, field: 'baseline-file' },
+      'raise time-limit (or run fewer scenarios or repetitions) and refresh again');
+  }
   const next = baselineFromRun(report, previous, ctx.headSha);
   writeBaseline(file, next);
   core.info(`Baseline written to ${file} (${valid} valid trials).`);

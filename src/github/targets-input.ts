@@ -41,7 +41,14 @@ async function named(value: string, workspace: string, ctx: RunContext, token: s
   return { source: await sourceAt(m[1], workspace, ctx, token), path: m[2] };
 }
 
+/** Env values that look like credentials (RABBITMQ_DEFAULT_PASS, …) are masked in the log. */
+function maskSecrets(t: DockerTargetSpec): void {
+  for (const [k, v] of Object.entries(t.env ?? {})) if (/PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && v && v !== 'guest') core.setSecret(v);
+}
+
 function fromPlan(p: TargetPlan, workspace: string): ChosenTargets {
+  maskSecrets(p.candidate);
+  if (p.reference) maskSecrets(p.reference);
   const abs = (t: DockerTargetSpec): DockerTargetSpec => ({ ...t, configFiles: t.configFiles.map((f) => resolve(workspace, f)) });
   return { candidate: abs(p.candidate), reference: p.reference && abs(p.reference), note: p.note, diff: p.diff };
 }

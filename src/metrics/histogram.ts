@@ -22,7 +22,9 @@ export function percentileMetrics(prefix: string, h: Histogram): Record<string, 
   const out: Record<string, number> = {};
   if (h.totalCount === 0) return out;
   for (const [name, p] of LATENCY_PERCENTILES) {
-    const us = p === 100 ? h.maxValue : h.getValueAtPercentile(p);
+    // Percentiles are reported as their bucket's highest equivalent value; so is the max here
+    // (h.maxValue is exact and could fall below a p99 in the same bucket).
+    const us = h.getValueAtPercentile(p);
     out[`${prefix}_${name}_ms`] = Math.round(us) / 1000;
   }
   return out;

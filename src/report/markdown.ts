@@ -72,6 +72,11 @@ function invalidTrials(r: RunReport): string {
   return `\n### Excluded trials and errors (${bad.length} of ${r.trials.length} trials invalid)\n${lines.join('\n')}\n`;
 }
 
+/** Run-level problems (stopped early: time limit, cancelled) right under the headline. */
+function runNotes(r: RunReport): string {
+  return r.errors.filter((e) => e.scope === 'run').map((e) => `> **${md(e.message)}**\n`).join('');
+}
+
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
   const regressions = r.comparisons.filter((c) => c.verdict === 'fail' || c.verdict === 'warn' || (c.verdict === 'inconclusive' && c.gating));
   const improvements = r.comparisons.filter((c) => !regressions.includes(c) && c.change === 'better');
@@ -84,7 +89,7 @@ export function renderSummary(r: RunReport, o: RenderOptions): string {
   const s = sections(r);
   return [
     headline(r, o.name),
-    '',
+    runNotes(r),
     '### Needs attention',
     table(s.regressions, r),
     '',
@@ -104,7 +109,7 @@ export function renderSummary(r: RunReport, o: RenderOptions): string {
 /** The sticky PR comment: marker first, unchanged rows collapsed, truncated to fit. */
 export function renderComment(r: RunReport, o: RenderOptions): string {
   const s = sections(r);
-  const head = [marker(o.name), headline(r, o.name), ''];
+  const head = [marker(o.name), headline(r, o.name), runNotes(r)];
   const tail = ['', o.trend ?? '', environment(r), o.runUrl ? `\n[Workflow run and full job summary](${o.runUrl})` : ''];
   const body = [
     s.regressions.length ? `### Needs attention\n${table(s.regressions, r)}\n` : '',

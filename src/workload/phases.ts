@@ -131,25 +131,38 @@ async function drain(ctx: Ctx, phase: PhaseSpec): Promise<string | undefined> {
   const conns = await pool.openMany(w.consumers);
   const channels: Channel[] = [];
   const consumed0 = rec.consumed;
-  const start = nowMs();
-  await mapLimit(conns, OPEN_CONCURRENCY, async (c, i) => {
-    const ch = await pool.channel(c);
-    channels.push(ch);
-    const consumer = new Consumer(ch, w, queues[i % queues.length], rec);
-    ctx.consumers.push(consumer);
-    await consumer.start();
-  });
-  const limit = start + DRAIN_LIMIT_SECONDS * 1000;
   const done = () => (phase.keepPublishing ? rec.published - rec.consumed <= slack : rec.consumed - consumed0 >= backlog);
-  // The drain is timed from its first delivery, so opening connections and channels is not in it.
+  // The drain is timed from its first delivery to the delivery that completes it, both stamped
+  // as they are counted (consumers may drain much of it while others are still starting).
   let first = 0;
-  while (!done() && !ctx.signal?.aborted && nowMs() < limit && !rec.errors.length) {
-    if (!first && rec.consumed > consumed0) first = nowMs();
-    await sleep(2);
+  let end = 0;
+  let drained = 0;
+  let count = consumed0;
+  Object.defineProperty(rec, 'consumed', {
+    configurable: true, enumerable: true, get: () => count,
+    set: (v: number) => {
+      count = v;
+      if (!first) first = nowMs();
+      if (!end && done()) { end = nowMs(); drained = count - consumed0; }
+    },
+  });
+  const start = nowMs();
+  try {
+    await mapLimit(conns, OPEN_CONCURRENCY, async (c, i) => {
+      const ch = await pool.channel(c);
+      channels.push(ch);
+      const consumer = new Consumer(ch, w, queues[i % queues.length], rec);
+      ctx.consumers.push(consumer);
+      await consumer.start();
+    });
+    const limit = start + DRAIN_LIMIT_SECONDS * 1000;
+    if (!end && done()) { end = nowMs(); drained = count - consumed0; }
+    while (!end && !ctx.signal?.aborted && nowMs() < limit && !rec.errors.length) await sleep(5);
+  } finally {
+    Object.defineProperty(rec, 'consumed', { configurable: true, enumerable: true, writable: true, value: count });
   }
-  const stop = nowMs();
-  const drained = rec.consumed - consumed0;
-  const seconds = Math.max(stop - (first || start), 1) / 1000;
+  if (!end) drained = rec.consumed - consumed0;
+  const seconds = Math.max((end || nowMs()) - (first || start), 1) / 1000;
   ctx.metrics.drain_rate = round(drained / seconds);
   for (const p of ctx.producers) p.stop();
   ctx.scheduler.stop();
@@ -162,7 +175,7 @@ async function drain(ctx: Ctx, phase: PhaseSpec): Promise<string | undefined> {
     ctx.metrics.dead_lettered_rate = round((await readyDepth(mon, [dlq]) - dlqBefore) / seconds);
   }
   if (rec.errors.length) return rec.errors.join('; ');
-  if (!done() && !ctx.signal?.aborted) {
+  if (!end && !ctx.signal?.aborted) {
     return `the backlog did not drain within ${DRAIN_LIMIT_SECONDS} s (${drained} of ${phase.keepPublishing ? 'the growing' : backlog} messages consumed)`;
   }
   if (!phase.keepPublishing) {

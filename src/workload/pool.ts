@@ -3,7 +3,7 @@
 // passive declares, and the generator-load record. The steady hot path lives in engine.ts.
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { GeneratorLoad } from '../schema/types';
-import type { SelfLoadSample } from '../metrics/selfload';
+import { isSaturated, type SelfLoadSample } from '../metrics/selfload';
 
 export const OPEN_CONCURRENCY = 32;
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -77,6 +77,6 @@ export function generatorLoad(s: SelfLoadSample, seconds: number, operations: nu
     cpuMicrosPerMessage: round(s.cpuMicros / Math.max(operations, 1)),
     cpuCores: round(s.cpuMicros / (Math.max(seconds, 0.001) * 1e6)),
     eventLoopDelayP99Ms: s.eventLoopDelayP99Ms,
-    saturated: s.eventLoopUtilization >= 0.95 || s.eventLoopDelayP99Ms > 200,
+    saturated: isSaturated(s),
   };
 }

@@ -11,20 +11,15 @@ import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
 import { nowMs } from './body';
-import { ChannelSocket, FrameTap, PublishTemplate } from './wire';
+import { connectionOf, FrameTap, float64s, PublishTemplate, uint8s, writeFrames, type AmqplibConnection, type TapHandler } from './wire';
 
 /** Most bytes one pump round encodes before writing and yielding to the event loop. */
 const BATCH_BYTES = 64 * 1024;
 /** Most messages per pump round (small bodies), so confirms and deliveries get their turn. */
-const BATCH_MESSAGES = Number(process.env.PG_BATCH ?? 256); // TEMP-EXPERIMENT
+const BATCH_MESSAGES = 256;
 const EMPTY = Buffer.alloc(0);
 
-interface ConfirmFields {
-  deliveryTag: number;
-  multiple: boolean;
-}
-
-export class Producer {
+export class Producer implements TapHandler {
   private seq = 0;
   private outstanding = 0;
   private running = false;
@@ -35,13 +30,15 @@ export class Producer {
   private readonly window: number;
   private readonly limit: number;
   private readonly template: PublishTemplate;
-  private readonly socket: ChannelSocket;
+  private readonly conn: AmqplibConnection;
   /** Pending messages, allocated when the first one is encoded and handed to the socket whole. */
   private batch = EMPTY;
   private used = 0;
   private readonly perBatch: number;
   /** Messages a batch buffer holds: a pump round, or what one scheduler tick usually needs. */
   private capacity: number;
+  /** Fixed-rate mode: ms between messages. */
+  private interval = 0;
   // Confirm ring, indexed by delivery tag & mask: send time and whether the tag is settled.
   private readonly mask: number;
   private readonly times: Float64Array;
@@ -54,7 +51,7 @@ export class Producer {
 
   constructor(
     ch: Channel | ConfirmChannel,
-    private readonly w: WorkloadParams,
+    w: WorkloadParams,
     exchange: string,
     routingKey: string,
     private readonly rec: TrialRecorder,
@@ -62,25 +59,24 @@ export class Producer {
     this.limit = w.producerMessageLimit > 0 ? w.producerMessageLimit : Infinity;
     this.window = w.confirm ?? 0;
     const body = Buffer.alloc(Math.max(w.size, 12), 0x2e);
-    this.template = new PublishTemplate(ch, exchange, routingKey, body, publishOptions(w));
-    this.socket = new ChannelSocket(ch);
+    this.template = PublishTemplate.for(ch, exchange, routingKey, body, publishOptions(w));
+    this.conn = connectionOf(ch);
     this.perBatch = Math.max(1, Math.min(BATCH_MESSAGES, Math.floor(BATCH_BYTES / this.template.length)));
     this.capacity = this.perBatch;
     // Ring big enough that out-of-order single confirms rarely hold the window back.
     const ring = this.window > 0 ? 2 ** Math.ceil(Math.log2(this.window * 4 + 16)) : 1;
     this.mask = ring - 1;
-    this.times = new Float64Array(ring);
-    this.settled = new Uint8Array(ring);
+    this.times = float64s(ring);
+    this.settled = uint8s(ring);
     if (this.window > 0) {
-      // Confirms are matched here, by tag, read in place by the frame tap; amqplib's per-publish
-      // callback array stays empty (its listeners are replaced in case a confirm reaches it).
-      FrameTap.register(ch, { confirm: (tag, multiple, nack) => this.onConfirm(tag, multiple, nack) });
+      // Confirms are matched here (confirm()), by tag, read in place by the frame tap, which
+      // takes every basic.ack/nack of this channel: amqplib's per-publish callback array stays
+      // empty, and its own confirm listeners are dropped.
+      FrameTap.register(ch, this);
       ch.removeAllListeners('ack');
       ch.removeAllListeners('nack');
-      ch.on('ack', (f: ConfirmFields) => this.onConfirm(f.deliveryTag, f.multiple, false));
-      ch.on('nack', (f: ConfirmFields) => this.onConfirm(f.deliveryTag, f.multiple, true));
     }
-    ch.on('return', () => { this.rec.returned++; });
+    if (w.mandatory) ch.on('return', () => { this.rec.returned++; });
   }
 
   /** Can a message go out now (running, confirm window, ring, socket and message limit allow)? */
@@ -99,15 +95,35 @@ export class Producer {
   }
 
   /**
-   * Fixed-rate mode: the scheduler calls publishOne for each due message, then flush. `perTick`
-   * is how many messages one scheduler tick usually publishes (sizes the batch buffer, so
-   * thousands of slow producers hold a few hundred bytes each).
+   * Fixed-rate mode: one message every `intervalMs`, the first at `firstDue`; the scheduler calls
+   * publishDue when one is due. The batch buffer is sized for what one 10 ms tick usually sends,
+   * so thousands of slow producers hold a few hundred bytes each.
    */
-  startScheduled(firstDue: number, perTick = 1): void {
+  startScheduled(firstDue: number, intervalMs: number): void {
     this.running = true;
     this.scheduled = true;
     this.nextDue = firstDue;
-    this.capacity = Math.max(1, Math.min(this.perBatch, Math.ceil(perTick)));
+    this.interval = intervalMs;
+    this.capacity = Math.max(1, Math.min(this.perBatch, Math.ceil(20 / intervalMs)));
+  }
+
+  /**
+   * Fixed-rate mode: sends every message due by `now` that the window and socket allow, in one
+   * write. Returns false when one was due but had to wait; the producer then resumes on the
+   * confirm or drain that frees it (PerfTest's producer thread likewise publishes as soon as its
+   * confirm semaphore has a permit).
+   */
+  publishDue(now: number): boolean {
+    while (this.nextDue <= now && this.ready) {
+      this.publishOne();
+      this.nextDue += this.interval;
+    }
+    this.flush();
+    if (this.nextDue <= now && this.running && !this.done) {
+      this.waiting = true;
+      return false;
+    }
+    return true;
   }
 
   stop(): void {
@@ -141,9 +157,9 @@ export class Producer {
     const full = this.used === this.batch.length ? this.batch : this.batch.subarray(0, this.used);
     this.batch = EMPTY;
     this.used = 0;
-    if (!this.socket.write(full) && !this.blocked) {
+    if (!writeFrames(this.conn, full) && !this.blocked) {
       this.blocked = true;
-      this.socket.onDrain(this.onDrain);
+      this.conn.stream.once('drain', this.onDrain);
     }
     return !this.blocked;
   }
@@ -153,11 +169,13 @@ export class Producer {
     if (this.waiting && this.running) this.resume();
   };
 
-  private onConfirm(tag: number, multiple: boolean, nack: boolean): void {
+  /** A basic.ack / basic.nack from the broker (called by the frame tap). */
+  confirm(tag: number, multiple: boolean, nack: boolean): void {
     const now = nowMs();
     if (multiple) {
-      for (let t = this.lwm; t <= tag; t++) this.settle(t, now, nack);
-      if (tag >= this.lwm) this.lwm = tag + 1;
+      const top = Math.min(tag, this.nextTag - 1);
+      for (let t = this.lwm; t <= top; t++) this.settle(t, now, nack);
+      if (top >= this.lwm) this.lwm = top + 1;
     } else {
       this.settle(tag, now, nack);
       while (this.lwm < this.nextTag && this.settled[this.lwm & this.mask] === 1) this.lwm++;
@@ -179,8 +197,12 @@ export class Producer {
 
   private resume(): void {
     this.waiting = false;
-    if (!this.scheduled) setImmediate(this.pump);
+    setImmediate(this.scheduled ? this.catchUp : this.pump);
   }
+
+  private readonly catchUp = (): void => {
+    if (this.running) this.publishDue(nowMs());
+  };
 
   /** How many messages may go out right now (confirm window, tag ring, message limit). */
   private room(): number {

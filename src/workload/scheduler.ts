@@ -1,36 +1,39 @@
 // One timer for every fixed-rate producer (PerfTest -r / -P): a timer wheel of 10 ms slots.
 // Each due producer publishes every message whose time has come (catching up after a stall, as
 // PerfTest's fixed-rate scheduling does), each stamped with its actual send time (PerfTest's
-// semantics), in one socket write, then is filed under the slot of its next due time.
+// semantics), in one socket write, then is filed under the slot of its next due time. A producer
+// held back by its confirm window also catches up as soon as confirms free it (producer.ts).
 // Thousands of slow publishers cost one interval timer, not one timer each.
 import { nowMs } from './body';
 import type { Producer } from './producer';
 
-const SLOT_MS = 10;
+export const SLOT_MS = 10;
 
 export class RateScheduler {
   private readonly wheel = new Map<number, Producer[]>();
   private timer?: NodeJS.Timeout;
   private cursor = 0;
-  /** Messages that were due but had to wait (confirm window full or socket back-pressure). */
+  /** Producer wake-ups that found a message due but could not send it (window or socket full). */
   late = 0;
 
   /** Adds a producer publishing every `intervalMs`, its first message at `firstDue`. */
   add(p: Producer, intervalMs: number, firstDue: number): void {
-    p.startScheduled(firstDue, (2 * SLOT_MS) / intervalMs);
-    this.intervals.set(p, intervalMs);
+    p.startScheduled(firstDue, intervalMs);
     this.file(p);
   }
 
-  private readonly intervals = new Map<Producer, number>();
-
   start(): void {
-    this.cursor = Math.floor(nowMs() / SLOT_MS);
+    // From the earliest slot already filed: a producer added just before a slot boundary must
+    // not be left behind the cursor, where no tick would ever visit it.
+    let first = Math.floor(nowMs() / SLOT_MS);
+    for (const slot of this.wheel.keys()) if (slot < first) first = slot;
+    this.cursor = first;
     this.timer = setInterval(this.tick, SLOT_MS);
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
     this.wheel.clear();
   }
 
@@ -48,19 +51,10 @@ export class RateScheduler {
       const due = this.wheel.get(this.cursor);
       if (!due) continue;
       this.wheel.delete(this.cursor);
-      for (const p of due) this.fire(p, now);
+      for (const p of due) {
+        if (!p.publishDue(now)) this.late++;
+        if (!p.done) this.file(p);
+      }
     }
   };
-
-  private fire(p: Producer, now: number): void {
-    const interval = this.intervals.get(p)!;
-    while (p.nextDue <= now && p.ready) {
-      p.publishOne();
-      p.nextDue += interval;
-    }
-    p.flush();
-    if (p.done) return;
-    if (p.nextDue <= now) this.late++;
-    this.file(p);
-  }
 }

@@ -1,6 +1,9 @@
 // Runs one planned trial in its own throw-away vhost on the target broker, with a hard time
 // limit, and packages the outcome as a TrialResult. A failing trial becomes an invalid result
-// with its error, so the other trials and scenarios still report.
+// with its error, so the other trials and scenarios still report. A trial ends in bounded time
+// whatever the broker does (e.g. a SIGSTOPped broker that accepts TCP but never answers): once its
+// own limit or the caller's signal (cancel, the run's time limit) fires, the workload gets
+// WIND_DOWN_MS to stop cleanly before the trial is given up, and the vhost clean-up is bounded.
 import type { BrokerHandle } from '../broker/provider';
 import { ManagementClient } from '../broker/management';
 import { amqpUrlForVhost, credentials } from '../broker/urls';
@@ -11,29 +14,54 @@ import { runWorkload } from './engine';
 
 /** Extra seconds a trial may take beyond warm-up + window (connections, topology, teardown). */
 const TRIAL_GRACE_SECONDS = 90;
+/** After an abort, how long the workload may take to stop before the trial is given up. */
+const WIND_DOWN_MS = 10_000;
+/** Bound on deleting the trial's vhost (a hung broker must not hold the run). */
+const CLEANUP_MS = 10_000;
+
+/** Why a trial was stopped, in words: its own limit, or the reason the caller aborted with. */
+function stopReason(own: AbortSignal, ownLimitS: number, caller?: AbortSignal): string {
+  if (caller?.aborted) {
+    const r = caller.reason as { name?: string; message?: string } | undefined;
+    return r?.message && r.name !== 'AbortError' && r.name !== 'TimeoutError' ? r.message : 'the run was cancelled';
+  }
+  return own.aborted ? `trial exceeded its time limit of ${ownLimitS} s` : 'trial was cancelled';
+}
 
 export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: string, signal?: AbortSignal): Promise<TrialResult> {
   const startedAt = new Date().toISOString();
   const base = { scenario: p.scenario.id, target: p.target, trial: p.trial, order: p.order, startedAt };
   const mgmt = new ManagementClient(broker.managementUrl);
   const vhost = `perf-gate-${runId}-${p.order}`;
-  const limitMs = (p.scenario.warmupSeconds + p.scenario.durationSeconds + TRIAL_GRACE_SECONDS) * 1000;
-  const limit = AbortSignal.timeout(limitMs);
+  const limitS = p.scenario.warmupSeconds + p.scenario.durationSeconds + TRIAL_GRACE_SECONDS;
+  const limit = AbortSignal.timeout(limitS * 1000);
   const combined = signal ? AbortSignal.any([signal, limit]) : limit;
+  const why = () => stopReason(limit, limitS, signal);
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   try {
-    await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user);
-    const work = runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, { managementUrl: broker.managementUrl, vhost });
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`trial exceeded its time limit of ${Math.round(limitMs / 1000)} s`)), limitMs + 15_000);
+    const work = (async () => {
+      await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user);
+      return runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, { managementUrl: broker.managementUrl, vhost });
+    })();
+    work.catch(() => undefined); // it may settle after the race below is decided
+    const givenUp = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        timer = setTimeout(() => reject(new Error(`${why()}; the trial did not stop within ${WIND_DOWN_MS / 1000} s and was abandoned`)), WIND_DOWN_MS);
+      };
+      if (combined.aborted) onAbort();
+      else combined.addEventListener('abort', onAbort, { once: true });
     });
-    const r = await Promise.race([work, timeout]);
+    const r = await Promise.race([work, givenUp]);
+    // The engine says 'trial was cancelled' for any abort; say which one.
+    if (!r.valid && r.invalidReason === 'trial was cancelled' && combined.aborted) r.invalidReason = why();
     return { ...base, ...r };
   } catch (err) {
-    const message = describeError(err);
+    const message = combined.aborted && !(err instanceof Error && err.message.startsWith(why())) ? `${why()}: ${describeError(err)}` : describeError(err);
     return { ...base, valid: false, invalidReason: message, error: message, metrics: {}, series: [], histograms: {} };
   } finally {
     clearTimeout(timer);
-    await mgmt.deleteVhost(vhost).catch(() => undefined);
+    if (onAbort) combined.removeEventListener('abort', onAbort);
+    await mgmt.deleteVhost(vhost, CLEANUP_MS).catch(() => undefined);
   }
 }

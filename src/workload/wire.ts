@@ -18,9 +18,9 @@
 // every RPC on them (open, confirm.select, qos, consume) completes before the fast path starts.
 import type { Channel } from 'amqplib';
 
-/** The parts of amqplib's internals the fast path touches (stable since amqplib 0.5). */
-interface AmqplibConnection {
-  stream: NodeJS.WritableStream & { writableLength: number; read(): Buffer | null; on(ev: 'drain', f: () => void): unknown };
+/** The parts of amqplib's internals the fast path touches (amqplib 2.x; checked when first used). */
+export interface AmqplibConnection {
+  stream: NodeJS.WritableStream & { writableLength: number; read(): Buffer | null };
   channels: Array<{ buffer: { write(chunk: Buffer): boolean } } | null>;
   sentSinceLastCheck: boolean;
   recvSinceLastCheck: boolean;
@@ -28,6 +28,8 @@ interface AmqplibConnection {
   rest: Buffer;
   /** Returns the next decoded frame, or false when more bytes are needed. */
   recvFrame(): unknown;
+  /** Negotiated frame size. */
+  frameMax: number;
 }
 interface AmqplibChannel {
   ch: number;
@@ -40,6 +42,45 @@ function internals(ch: Channel): AmqplibChannel {
     throw new Error('amqplib internals changed: channel has no ch/connection.stream/connection.channels');
   }
   return c;
+}
+
+/** The amqplib connection under a channel (its socket is `.stream`). */
+export function connectionOf(ch: Channel): AmqplibConnection {
+  return internals(ch).connection;
+}
+
+/** Writes complete frames to a connection's socket; false when its buffer is above the mark. */
+export function writeFrames(conn: AmqplibConnection, frames: Buffer): boolean {
+  conn.sentSinceLastCheck = true;
+  return conn.stream.write(frames);
+}
+
+// Small typed arrays (confirm rings of thousands of -c 1 producers) are carved from shared slabs:
+// one ArrayBuffer per 64 Ki entries instead of one per producer.
+const SLAB = 65536;
+let f64Slab = new Float64Array(0);
+let f64Used = 0;
+let u8Slab = new Uint8Array(0);
+let u8Used = 0;
+
+export function float64s(n: number): Float64Array {
+  if (n > SLAB / 8) return new Float64Array(n);
+  if (f64Used + n > f64Slab.length) {
+    f64Slab = new Float64Array(SLAB);
+    f64Used = 0;
+  }
+  f64Used += n;
+  return f64Slab.subarray(f64Used - n, f64Used);
+}
+
+export function uint8s(n: number): Uint8Array {
+  if (n > SLAB / 8) return new Uint8Array(n);
+  if (u8Used + n > u8Slab.length) {
+    u8Slab = new Uint8Array(SLAB);
+    u8Used = 0;
+  }
+  u8Used += n;
+  return u8Slab.subarray(u8Used - n, u8Used);
 }
 
 /** What amqplib would have written for this channel while `fn` runs, without sending it. */
@@ -75,31 +116,14 @@ export function payloadOffset(frames: Buffer, type: number): number {
 /** The socket under a channel, with write batching and back-pressure. */
 export class ChannelSocket {
   private readonly conn: AmqplibConnection;
-  private waiters: Array<() => void> = [];
 
   constructor(ch: Channel) {
     this.conn = internals(ch).connection;
-    this.conn.stream.on('drain', () => {
-      const w = this.waiters;
-      this.waiters = [];
-      for (const f of w) f();
-    });
   }
 
   /** Writes complete frames; false when the socket's buffer is above its high-water mark. */
   write(frames: Buffer): boolean {
-    this.conn.sentSinceLastCheck = true;
-    return this.conn.stream.write(frames);
-  }
-
-  /** Calls `f` once at the socket's next 'drain'. */
-  onDrain(f: () => void): void {
-    this.waiters.push(f);
-  }
-
-  /** Bytes queued in user space, not yet handed to the kernel. */
-  get queued(): number {
-    return this.conn.stream.writableLength;
+    return writeFrames(this.conn, frames);
   }
 }
 
@@ -111,8 +135,22 @@ export class PublishTemplate {
   readonly bytes: Buffer;
   /** Offset of the body's first byte in `bytes`. */
   private readonly bodyAt: number;
+  /** Identical producers (thousands of them, same channel number) share one template. */
+  private static readonly cache = new Map<string, PublishTemplate>();
 
-  constructor(ch: Channel, exchange: string, routingKey: string, body: Buffer, options: object) {
+  static for(ch: Channel, exchange: string, routingKey: string, body: Buffer, options: object): PublishTemplate {
+    const { ch: n, connection } = internals(ch);
+    const key = JSON.stringify([n, connection.frameMax, exchange, routingKey, body.length, body[body.length - 1], options]);
+    let t = PublishTemplate.cache.get(key);
+    if (!t) {
+      t = new PublishTemplate(ch, exchange, routingKey, body, options);
+      if (PublishTemplate.cache.size > 1000) PublishTemplate.cache.clear();
+      PublishTemplate.cache.set(key, t);
+    }
+    return t;
+  }
+
+  private constructor(ch: Channel, exchange: string, routingKey: string, body: Buffer, options: object) {
     // The plain Channel#publish (a ConfirmChannel's would also push a confirm callback).
     let proto = Object.getPrototypeOf(ch);
     while (proto && Object.prototype.hasOwnProperty.call(proto, 'waitForConfirms')) proto = Object.getPrototypeOf(proto);
@@ -136,10 +174,14 @@ export class PublishTemplate {
   }
 }
 
+/** Most ack frames per socket write. */
+const ACK_BATCH = 1024;
+
 /** basic.ack / basic.nack frames with a patched delivery tag, many per socket write. */
 export class AckWriter {
   private readonly template: Buffer;
   private readonly tagAt: number;
+  /** Scratch for pending frames: starts small (thousands of consumers), grows to ACK_BATCH. */
   private buf: Buffer;
   private used = 0;
   private scheduled = false;
@@ -151,13 +193,24 @@ export class AckWriter {
     // Method frame payload: class id (2), method id (2), then the 64-bit delivery tag.
     this.tagAt = payloadOffset(this.template, 1) + 4;
     if (this.template.length === 0 || this.tagAt < 4) throw new Error('ack template has no method frame');
-    this.buf = Buffer.allocUnsafe(this.template.length * 256);
+    this.buf = Buffer.allocUnsafe(this.template.length * 16);
   }
 
-  /** Queues the frame for `deliveryTag`; all frames queued in one event-loop turn leave together. */
+  /**
+   * Queues the frame for `deliveryTag`. Everything queued until the loop's check phase leaves in
+   * one write: all the socket reads libuv handed over in one poll phase share it.
+   */
   add(deliveryTag: number): void {
     const len = this.template.length;
-    if (this.used + len > this.buf.length) this.flush();
+    if (this.used + len > this.buf.length) {
+      if (this.buf.length < len * ACK_BATCH) {
+        const bigger = Buffer.allocUnsafe(this.buf.length * 4);
+        this.buf.copy(bigger, 0, 0, this.used);
+        this.buf = bigger;
+      } else {
+        this.flush();
+      }
+    }
     this.template.copy(this.buf, this.used);
     // Delivery tags are < 2^53; write them as two 32-bit halves (no BigInt).
     this.buf.writeUInt32BE(Math.floor(deliveryTag / 0x1_0000_0000), this.used + this.tagAt);
@@ -165,17 +218,19 @@ export class AckWriter {
     this.used += len;
     if (!this.scheduled) {
       this.scheduled = true;
-      process.nextTick(this.flush);
+      setImmediate(this.flush);
     }
   }
 
   readonly flush = (): void => {
     this.scheduled = false;
     if (this.used === 0) return;
-    // The socket keeps a reference to what it is given: hand over this buffer, start a new one.
-    this.socket.write(this.buf.subarray(0, this.used));
-    this.buf = Buffer.allocUnsafe(this.buf.length);
+    // The socket keeps what it is given until written: hand it an exact copy (small ones come
+    // from Node's buffer pool) and keep reusing the scratch buffer.
+    const out = Buffer.allocUnsafe(this.used);
+    this.buf.copy(out, 0, 0, this.used);
     this.used = 0;
+    this.socket.write(out);
   };
 }
 
@@ -190,6 +245,16 @@ const BASIC_NACK = 120;
 const TWO_32 = 0x1_0000_0000;
 /** Larger frames go to amqplib, which enforces its own limit. */
 const MAX_FRAME = 64 * 1024 * 1024;
+
+/** Length of the frame starting at `pos` of `buf` and continuing into `next`; -1 if unknown or too big. */
+function straddlingLength(buf: Buffer, pos: number, next: Buffer): number {
+  const tail = buf.length - pos;
+  let size: number;
+  if (tail >= 7) size = buf.readUInt32BE(pos + 3);
+  else if (tail + next.length >= 7) size = Buffer.concat([buf.subarray(pos), next.subarray(0, 7 - tail)], 7).readUInt32BE(3);
+  else return -1;
+  return size > MAX_FRAME ? -1 : size + 8;
+}
 
 /** What a channel wants from the tap. */
 export interface TapHandler {
@@ -213,6 +278,7 @@ interface TapChannel {
 }
 
 const taps = new WeakMap<object, FrameTap>();
+const NOTHING = Buffer.alloc(0);
 
 /** Reads the generator's hot frames in place on one connection; see the header comment. */
 export class FrameTap {
@@ -231,12 +297,14 @@ export class FrameTap {
 
   /** Routes `ch`'s hot frames to `h` from now on (frames already half-received stay with amqplib). */
   static register(ch: Channel, h: TapHandler): void {
-    FrameTap.of(ch).channels[internals(ch).ch] = { h, state: IDLE, tag: 0, remaining: 0, time: NaN };
-  }
-
-  static unregister(ch: Channel): void {
-    const tap = taps.get(internals(ch).connection);
-    if (tap) tap.channels[internals(ch).ch] = undefined;
+    const tap = FrameTap.of(ch);
+    const n = internals(ch).ch;
+    const entry: TapChannel = { h, state: IDLE, tag: 0, remaining: 0, time: NaN };
+    tap.channels[n] = entry;
+    // A later channel may get the same number on this connection: it must not inherit `h`.
+    ch.once('close', () => {
+      if (tap.channels[n] === entry) tap.channels[n] = undefined;
+    });
   }
 
   private constructor(conn: AmqplibConnection) {
@@ -269,11 +337,30 @@ export class FrameTap {
         }
         const incoming = this.stream.read();
         if (incoming === null) {
-          this.rest = pos === 0 ? buf : buf.subarray(pos);
+          this.rest = pos === 0 ? buf : pos === buf.length ? NOTHING : buf.subarray(pos);
           return false;
         }
         this.recvSinceLastCheck = true;
-        buf = pos >= buf.length ? incoming : Buffer.concat([buf.subarray(pos), incoming]);
+        if (pos >= buf.length) {
+          buf = incoming;
+          pos = 0;
+          continue;
+        }
+        // A frame straddles the two chunks. When the new chunk completes it and the tap takes
+        // it, copy just that frame rather than joining the chunks (large bodies: one copy of a
+        // frame instead of one of every 64 kB read).
+        const tail = buf.length - pos;
+        const length = straddlingLength(buf, pos, incoming);
+        if (length > 0 && length - tail <= incoming.length) {
+          const need = length - tail;
+          const frame = Buffer.concat([buf.subarray(pos), incoming.subarray(0, need)], length);
+          if (frame[length - 1] === FRAME_END && tap.handle(frame, 7, frame[0], frame.readUInt16BE(1), length - 8)) {
+            buf = incoming;
+            pos = need;
+            continue;
+          }
+        }
+        buf = Buffer.concat([buf.subarray(pos), incoming]);
         pos = 0;
       }
     };

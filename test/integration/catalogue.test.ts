@@ -50,6 +50,7 @@ const publishOnly: Check = async (r, s, depth) => {
 const drained: Check = async (r, s, depth) => {
   expect(m(r, 'fill_rate')).toBeGreaterThan(0);
   expect(m(r, 'drain_rate')).toBeGreaterThan(0);
+  expect(m(r, 'drain_rate')).toBeLessThan(1_000_000); // timed from first to last delivery, never ~0 s
   for (const q of queueNames(s.workload)) expect(await depth(q)).toBe(0);
 };
 const churn = (metric: string): Check => (r) => {
@@ -93,8 +94,8 @@ const CHECKS: Record<string, Check> = {
     expect(await depth('nack_dlq')).toBeGreaterThan(0);
     expect(m(r, 'dead_lettered_rate') / m(r, 'drain_rate')).toBeGreaterThan(0.8);
   },
-  consumers_join_late: (r) => { expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate')); },
-  consumers_join_late_sac: (r) => { expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate')); },
+  consumers_join_late: (r) => { expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate')); expect(m(r, 'drain_rate')).toBeLessThan(1_000_000); },
+  consumers_join_late_sac: (r) => { expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate')); expect(m(r, 'drain_rate')).toBeLessThan(1_000_000); },
   queue_churn_transient: churn('queue_churn_ops'), queue_churn_durable: churn('queue_churn_ops'),
   bind_churn_nondurable: churn('bind_churn_ops'), bind_churn_durable: churn('bind_churn_ops'),
   connection_churn: churn('connection_churn_ops'), channel_churn: churn('channel_churn_ops'),

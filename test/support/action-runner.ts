@@ -46,6 +46,8 @@ export async function runAction(opts: {
   state?: Record<string, string>;
   timeoutMs?: number;
   onSpawn?: (pid: number) => void;
+  /** Called with each chunk of stdout as it arrives (e.g. to inject a fault mid-run). */
+  onStdout?: (chunk: string) => void;
 }): Promise<ActionRun> {
   const workspace = opts.workspace ?? newWorkspace();
   const files = mkdtempSync(join(tmpdir(), 'perf-gate-runner-'));
@@ -78,7 +80,7 @@ export async function runAction(opts: {
   opts.onSpawn?.(child.pid!);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  child.stdout.on('data', (d) => { stdout += d; opts.onStdout?.(String(d)); });
   child.stderr.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 240_000);
   const code = await new Promise<number | null>((r) => child.on('close', r));

@@ -1,0 +1,111 @@
+// Fault table (docs/reliability.md): a broker that hangs and a job that is cancelled. A broker
+// SIGSTOPped mid-trial (`docker pause`: TCP still accepted, nothing answered) must not hold the
+// runner: the per-run time limit (input time-limit) stops the run in bounded time, the report says
+// how many trials ran and why it stopped, the verdict is inconclusive and the step fails. A
+// SIGTERM to the running dist/index.js (a cancelled workflow) removes the containers and writes
+// what ran; the stored baseline is never touched.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startGitHubServer, type GitHubServer } from '../support/github-server';
+import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
+import { BASELINE, baselineText, containersOfRun, docker, expectNoSecret, faultWorkspace, runWithFault, type FaultRun } from './faults-support';
+
+const TOKEN = 'ghs_perfgatehangtoken';
+const REPO = 'Codertocat/Hello-World';
+const runs: FaultRun[] = [];
+let gh: GitHubServer;
+beforeAll(async () => {
+  gh = await startGitHubServer({ token: TOKEN, repo: REPO });
+  gh.state.addPull(REPO, { head: 'changes', number: 2 });
+});
+afterAll(async () => {
+  for (const r of runs) for (const c of containersOfRun(r.runId)) docker('rm', '-f', '-v', c);
+  expect(gh.violations).toEqual([]);
+  await gh.close();
+});
+
+const errorsOf = (r: FaultRun) => r.stdout.split('\n').filter((l) => l.startsWith('::error'));
+const noStack = (r: FaultRun) => expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
+
+describe('a broker paused (SIGSTOP) mid-trial', () => {
+  it('time-limit 0.75 min: no new trial starts, the paused one is cut short, inconclusive, the step fails, all in bounded time', async () => {
+    const limit = 45;
+    const r = await runWithFault({
+      inputs: { scenarios: 'smoke', repetitions: '30', duration: '2', warmup: '0.5', 'time-limit': '0.75' },
+      afterTrials: 2, delayMs: 1000, inject: (c) => docker('pause', c), timeoutMs: 170_000,
+    });
+    runs.push(r);
+    expect(r.injectError, r.stdout).toBeUndefined();
+    // The limit counts from the start of the run (broker boot included); then at most the
+    // trial's wind-down (10 s), its vhost clean-up (10 s) and the container's removal.
+    expect(r.seconds, r.stdout).toBeLessThan(limit + 40);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const errors = errorsOf(r);
+    expect(errors, r.stdout).toHaveLength(1);
+    expect(errors[0]).toMatch(/^::error::Stopped early: the run's time limit of 45 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial 3: .+\)\. Verdict inconclusive;/);
+    noStack(r);
+    expect(r.outputs.verdict).toBe('inconclusive');
+    const report = JSON.parse(readFileSync(r.outputs.report, 'utf8'));
+    const ran = Number(/after (\d+) of 30/.exec(errors[0])![1]);
+    expect(report.trials).toHaveLength(ran);
+    expect(ran).toBeLessThan(30);
+    expect(report.trials.slice(0, 2).every((t: any) => t.valid)).toBe(true);
+    expect(report.trials.at(-1).invalidReason).toMatch(/the run's time limit of 45 s was reached/);
+    expect(report.errors.filter((e: any) => e.scope === 'run')).toHaveLength(1);
+    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: inconclusive.*\n> \*\*Stopped early: the run's time limit of 45 s was reached after \d+ of 30 planned trials/);
+    expect(readFileSync(join(r.workspace, BASELINE), 'utf8')).toBe(baselineText());
+    expect(containersOfRun(r.runId)).toEqual([]); // a paused container is removed too
+    expectNoSecret(r, [r.outputs.report]);
+  }, 180_000);
+});
+
+describe('a cancelled workflow: SIGTERM to the running dist/index.js', () => {
+  it('broker container: removed at once; the partial report, summary and annotation are written; no comment; exit 143', async () => {
+    const before = gh.requests.length;
+    const r = await runWithFault({
+      apiUrl: gh.url,
+      inputs: { scenarios: 'smoke', repetitions: '10', duration: '2', warmup: '0.5', comment: 'always', 'github-token': TOKEN },
+      afterTrials: 1, delayMs: 1000, inject: (_c, pid) => process.kill(pid, 'SIGTERM'),
+    });
+    runs.push(r);
+    expect(r.injectError, r.stdout).toBeUndefined();
+    expect(r.code, r.stdout + r.stderr).toBe(143);
+    expect(r.seconds - r.injectedAt!, 'exits within the drain bound').toBeLessThan(12);
+    expect(containersOfRun(r.runId)).toEqual([]);
+    const errors = errorsOf(r);
+    expect(errors, r.stdout).toHaveLength(1);
+    expect(errors[0]).toMatch(/^::error::The run was cancelled; the partial results \(2 trials\) are in the report\.$/);
+    noStack(r);
+    const report = JSON.parse(readFileSync(join(r.workspace, 'rabbitmq-perf-gate-report/report.json'), 'utf8'));
+    expect(report.trials).toHaveLength(2);
+    expect(report.trials[0].valid).toBe(true);
+    expect(report.trials[1].valid).toBe(false);
+    expect(report.errors.find((e: any) => e.scope === 'run').message).toBe('Stopped early: the run was cancelled after 2 of 10 planned trials (the last one cut short); 8 did not start.');
+    expect(report.verdict).toBe('inconclusive');
+    expect(r.outputs.verdict).toBe('inconclusive');
+    expect(r.summary).toContain('> **Stopped early: the run was cancelled after 2 of 10 planned trials');
+    expect(r.stdout).toContain('comment: skipped, the run was cancelled');
+    expect(gh.requests.length).toBe(before); // no comment from a cancelled run
+    expect(readFileSync(join(r.workspace, BASELINE), 'utf8')).toBe(baselineText());
+    expectNoSecret(r, [join(r.workspace, 'rabbitmq-perf-gate-report/report.json')]);
+  }, 150_000);
+
+  it('refresh on an existing broker (nothing to remove): the partial run never becomes the baseline; exit 1', async () => {
+    const ws = faultWorkspace();
+    const r = await runWithFault({
+      workspace: ws,
+      inputs: { target: '', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL, mode: 'refresh', scenarios: 'smoke', repetitions: '10', duration: '2', warmup: '0.5' },
+      afterTrials: 1, delayMs: 1000, inject: (_c, pid) => process.kill(pid, 'SIGTERM'),
+    }).catch((e: Error) => e);
+    expect(r).not.toBeInstanceOf(Error);
+    const run = r as FaultRun;
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(errorsOf(run)).toEqual(['::error::The run was cancelled; the partial results (2 trials) are in the report.']);
+    expect(run.stdout).toMatch(/The run was cancelled: the stored baseline .*baseline\.json was left untouched\./);
+    expect(readFileSync(join(ws, BASELINE), 'utf8')).toBe(baselineText());
+    const report = JSON.parse(readFileSync(join(ws, 'rabbitmq-perf-gate-report/report.json'), 'utf8'));
+    expect(report.trials).toHaveLength(2);
+    expect(report.verdict).toBe('inconclusive');
+  }, 120_000);
+});
