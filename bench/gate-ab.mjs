@@ -4,7 +4,7 @@
 // msg/s and CPU per message exactly as bench/perftest-vs-gate.mjs does (window markers, /proc).
 //
 //   node_modules/.bin/node bench/gate-ab.mjs [--variants original,batched,current] [--rounds 5]
-//        [--seconds 10] [--warmup 3] [--workload one_fast-100] [--rev e85625c] [--broker shared|container]
+//        [--seconds 10] [--warmup 3] [--workload one_fast-100 | --flags="-x 7000 ..."] [--rev e85625c] [--broker shared|container]
 //
 // Variants:
 //   original  the generator as it was before the hot-path work: src/workload/{producer,consumer,
@@ -17,7 +17,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT, WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, listenerPid, machineBusySeconds, Management, median, run, sleep, table, vhostUrl } from './lib/common.mjs';
+import { ROOT, WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, listenerPid, machineBusySeconds, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -92,7 +92,7 @@ async function once(name, round) {
   const vhost = `perf-gate-bench-ab-${name}-${process.pid}-${round}`;
   await mgmt.createVhost(vhost, 'guest');
   let start, end, result, pid;
-  const snap = () => ({ t: performance.now(), gen: cpuSeconds(pid), broker: brokerPid ? cpuSeconds(brokerPid) : NaN, machine: machineBusySeconds() });
+  const snap = () => ({ t: performance.now(), gen: cpuSeconds(pid), broker: brokerPid ? cpuSeconds(brokerPid) : NaN, machine: machineBusySeconds(), rss: rssBytes(pid) });
   try {
     const { child, done } = run(process.execPath, [children[name], '--url', vhostUrl(opt.url, vhost), '--warmup', String(WARMUP), '--seconds', String(SECONDS), '--', ...flags.split(' ')], {
       timeoutMs: (WARMUP + SECONDS + 180) * 1000,
@@ -118,11 +118,11 @@ async function once(name, round) {
     published: m.published_rate, consumed: m.consumed_rate,
     cpuUsPerMsg: ((end.gen - start.gen) * 1e6) / messages, genCores: (end.gen - start.gen) / wall,
     brokerCores: (end.broker - start.broker) / wall, otherCores: (end.machine - start.machine - (end.gen - start.gen) - (end.broker - start.broker)) / wall,
-    elu: end.elu, p50: m.latency_p50_ms, p99: m.latency_p99_ms, valid: result.valid,
+    elu: end.elu, p50: m.latency_p50_ms, p99: m.latency_p99_ms, valid: result.valid, rssMB: end.rss / 2 ** 20,
   };
 }
 
-console.log(`workload ${opt.workload}: ${flags}`);
+console.log(`workload ${opt.flags ? 'custom' : opt.workload}: ${flags}`);
 console.log(`variants ${names.join(', ')} (original = ${opt.rev}); ${opt.rounds} rounds, warm-up ${WARMUP} s, window ${SECONDS} s, broker ${container ? 'container' : 'shared'} ${new URL(opt.url).host}\n`);
 const rounds = [];
 for (let i = 0; i < Number(opt.rounds); i++) {
@@ -134,18 +134,19 @@ for (let i = 0; i < Number(opt.rounds); i++) {
   }
   rounds.push(r);
   console.log(`round ${i + 1} (order: ${order.join(' → ')})`);
-  console.log(table(['variant', 'cons msg/s', 'pub msg/s', 'gen µs/msg', 'gen cores', 'loop util', 'broker cores', 'other cores', 'p50 ms', 'p99 ms'],
-    order.map((n) => { const x = r[n]; return [n, fmt(x.consumed), fmt(x.published), fmt(x.cpuUsPerMsg, 1), fmt(x.genCores, 2), fmt(x.elu * 100, 1) + ' %', fmt(x.brokerCores, 2), fmt(x.otherCores, 2), x.p50, x.p99]; })));
+  console.log(table(['variant', 'cons msg/s', 'pub msg/s', 'gen µs/msg', 'gen cores', 'loop util', 'broker cores', 'other cores', 'RSS MB', 'p50 ms', 'p99 ms'],
+    order.map((n) => { const x = r[n]; return [n, fmt(x.consumed), fmt(x.published), fmt(x.cpuUsPerMsg, 1), fmt(x.genCores, 2), fmt(x.elu * 100, 1) + ' %', fmt(x.brokerCores, 2), fmt(x.otherCores, 2), fmt(x.rssMB), x.p50, x.p99]; })));
   console.log('');
 }
 const base = names[0];
 console.log(`medians over ${rounds.length} interleaved rounds; ratios are medians of per-round ratios to ${base}`);
-console.log(table(['variant', 'cons msg/s', `× ${base}`, 'gen µs/msg', `× ${base}`, 'loop util'], names.map((n) => [
+console.log(table(['variant', 'cons msg/s', `× ${base}`, 'gen µs/msg', `× ${base}`, 'loop util', 'RSS MB'], names.map((n) => [
   n,
   fmt(median(rounds.map((r) => r[n].consumed))),
   fmt(median(rounds.map((r) => r[n].consumed / r[base].consumed)), 2),
   fmt(median(rounds.map((r) => r[n].cpuUsPerMsg)), 1),
   fmt(median(rounds.map((r) => r[n].cpuUsPerMsg / r[base].cpuUsPerMsg)), 2),
   fmt(median(rounds.map((r) => r[n].elu)) * 100, 1) + ' %',
+  fmt(median(rounds.map((r) => r[n].rssMB))),
 ])));
 await container?.stop();

@@ -6,7 +6,10 @@
 // CPU — the figures issue 8 asks for.
 //
 //   node_modules/.bin/node bench/many-publishers.mjs [--producers 7000] [--consumers 7] [--interval 1]
-//        [--seconds 30] [--warmup 10] [--runs 1] [--broker container|shared] [--url AMQP] [--management URL]
+//        [--seconds 30] [--warmup 10] [--runs 1] [--persistent] [--perftest] [--broker container|shared] [--url AMQP] [--management URL]
+//
+// --perftest also runs PerfTest with the same flags, alternating which goes first, for the
+// broker's own ceiling on this machine and PerfTest's RSS.
 //
 // The shared service's broker has a 1024 file-descriptor limit (about 830 sockets), so the
 // default is a private broker container (offline image, host network, fd limit 20000).
@@ -22,6 +25,9 @@ const { values: opt } = parseArgs({
     seconds: { type: 'string', default: '30' },
     warmup: { type: 'string', default: '10' },
     runs: { type: 'string', default: '1' },
+    persistent: { type: 'boolean', default: false },
+    perftest: { type: 'boolean', default: false },
+    'perftest-path': { type: 'string', default: '/work/shared/peers/perf-test/perf-test' },
     broker: { type: 'string', default: 'container' },
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
     url: { type: 'string', default: 'amqp://guest:guest@127.0.0.1:5672' },
@@ -30,7 +36,8 @@ const { values: opt } = parseArgs({
 });
 const X = Number(opt.producers);
 const target = X / Number(opt.interval);
-const flags = `-x ${X} -y ${opt.consumers} -P ${opt.interval} -c 1 -u seven_thousand_slow_one_queue -qa x-max-length=1000000 -ad false -f persistent`;
+// rabbitmq/testing's command; --persistent adds its classic-queue wrapper flags.
+const flags = `-x ${X} -y ${opt.consumers} -P ${opt.interval} -c 1 -u seven_thousand_slow_one_queue -qa x-max-length=1000000${opt.persistent ? ' -ad false -f persistent' : ''}`;
 
 let container;
 if (opt.broker === 'container') {
@@ -41,7 +48,12 @@ if (opt.broker === 'container') {
 }
 const mgmt = new Management(opt.management);
 const brokerPid = listenerPid(opt.url);
-const nodes = await mgmt.request('GET', '/api/nodes');
+// A fresh node publishes its fd/socket figures after its first stats interval.
+let nodes = await mgmt.request('GET', '/api/nodes');
+for (let i = 0; i < 30 && nodes[0].fd_total === undefined; i++) {
+  await new Promise((r) => setTimeout(r, 1000));
+  nodes = await mgmt.request('GET', '/api/nodes');
+}
 console.log(`workload: ${flags}`);
 console.log(`broker ${container ? `container ${container.container}` : 'shared'} ${new URL(opt.url).host}: fd limit ${nodes[0].fd_total}, socket limit ${nodes[0].sockets_total}`);
 console.log(`target ${target} msg/s; warm-up ${opt.warmup} s, window ${opt.seconds} s\n`);
@@ -56,60 +68,106 @@ function hwm(pid) {
   }
 }
 
-const rows = [];
-for (let i = 0; i < Number(opt.runs); i++) {
-  const vhost = `perf-gate-bench-many-${process.pid}-${i}`;
-  await mgmt.createVhost(vhost, 'guest');
+async function runGate(url) {
   const t0 = performance.now();
   let start, end, result, pid, windowOpenedAt;
-  try {
-    const { child, done } = run(process.execPath, [childJs, '--url', vhostUrl(opt.url, vhost), '--warmup', opt.warmup, '--seconds', opt.seconds, '--id', 'many', '--', ...flags.split(' ')], {
-      timeoutMs: (Number(opt.warmup) + Number(opt.seconds) + 600) * 1000,
-      onLine: (line) => {
-        if (!line.startsWith('{')) return;
-        const e = JSON.parse(line);
-        const snap = () => ({ t: performance.now(), cpu: cpuSeconds(pid), broker: brokerPid ? cpuSeconds(brokerPid) : NaN, rss: rssBytes(pid), hwm: hwm(pid) });
-        if (e.event === 'window' && e.phase === 'start') { start = snap(); windowOpenedAt = (start.t - t0) / 1000; }
-        else if (e.event === 'window' && e.phase === 'end') end = { ...snap(), elu: e.utilization };
-        else if (e.event === 'result') result = e;
-      },
-      onErrLine: (l) => process.stderr.write(`  [gate] ${l}\n`),
-    });
-    pid = child.pid;
-    await done;
-  } finally {
-    await mgmt.deleteVhost(vhost).catch(() => undefined);
-  }
+  const { child, done } = run(process.execPath, [childJs, '--url', url, '--warmup', opt.warmup, '--seconds', opt.seconds, '--id', 'many', '--', ...flags.split(' ')], {
+    timeoutMs: (Number(opt.warmup) + Number(opt.seconds) + 600) * 1000,
+    onLine: (line) => {
+      if (!line.startsWith('{')) return;
+      const e = JSON.parse(line);
+      if (e.event === 'window' && e.phase === 'start') { start = snap(pid); windowOpenedAt = (start.t - t0) / 1000; }
+      else if (e.event === 'window' && e.phase === 'end') end = { ...snap(pid), elu: e.utilization };
+      else if (e.event === 'result') result = e;
+    },
+    onErrLine: (l) => process.stderr.write(`  [gate] ${l}\n`),
+  });
+  pid = child.pid;
+  await done;
   if (!start || !end || !result) throw new Error('no complete measured window');
-  const wall = (end.t - start.t) / 1000;
   const m = result.metrics;
-  const r = {
-    published: m.published_rate, consumed: m.consumed_rate, confirmed: m.confirmed_rate,
-    ofTarget: m.published_rate / target, rssMB: end.rss / 2 ** 20, peakRssMB: end.hwm / 2 ** 20,
-    loopDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, genCores: (end.cpu - start.cpu) / wall,
-    brokerCores: (end.broker - start.broker) / wall, setupSeconds: windowOpenedAt - Number(opt.warmup),
+  return {
+    ...common(start, end), published: m.published_rate, consumed: m.consumed_rate,
+    loopDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, setupSeconds: windowOpenedAt - Number(opt.warmup),
     saturated: result.generator.saturated, valid: result.valid, invalidReason: result.invalidReason,
     latencyP50: m.latency_p50_ms, latencyP99: m.latency_p99_ms,
   };
-  rows.push(r);
-  console.log(`run ${i + 1}: published ${fmt(r.published, 1)} msg/s (${fmt(r.ofTarget * 100, 2)} % of ${target}), consumed ${fmt(r.consumed, 1)}, ` +
-    `RSS ${fmt(r.rssMB)} MB (peak ${fmt(r.peakRssMB)}), loop delay p99 ${r.loopDelayP99} ms, loop utilisation ${fmt(r.elu * 100, 1)} %, generator ${fmt(r.genCores, 2)} cores, ` +
-    `broker ${fmt(r.brokerCores, 2)} cores, connections opened in ${fmt(r.setupSeconds, 1)} s, latency p50/p99 ${r.latencyP50}/${r.latencyP99} ms, ` +
-    `saturated ${r.saturated}, valid ${r.valid}${r.invalidReason ? ` (${r.invalidReason})` : ''}`);
 }
 
-const med = (k) => median(rows.map((r) => r[k]));
+/** PerfTest the same way: its per-second lines from T = warm-up to warm-up + window (its clock starts once every connection is open). */
+async function runPerfTest(url) {
+  const W = Number(opt.warmup);
+  const S = Number(opt.seconds);
+  const t0 = performance.now();
+  let start, end, pid, last, published = 0, consumed = 0, opened;
+  const { child, done } = run(opt['perftest-path'], ['-h', url, ...flags.split(' '), '-z', String(W + S + 3)], {
+    timeoutMs: (W + S + 600) * 1000,
+    onLine: (line, c) => {
+      const m = /time:? ([\d.]+) ?s, sent: (\d+) msg\/s.*received: (\d+) msg\/s/.exec(line);
+      if (!m) return;
+      const t = Number(m[1]);
+      opened ??= (performance.now() - t0) / 1000 - t;
+      if (!start && t >= W - 0.3) { start = snap(pid); last = t; return; }
+      if (start && !end) {
+        published += Number(m[2]) * (t - last);
+        consumed += Number(m[3]) * (t - last);
+        last = t;
+        if (t >= W + S - 0.3) { end = snap(pid); c.kill('SIGTERM'); }
+      }
+    },
+  });
+  pid = child.pid;
+  await done;
+  if (!start || !end) throw new Error('PerfTest produced no complete measured window');
+  const wall = (end.t - start.t) / 1000;
+  return { ...common(start, end), published: published / wall, consumed: consumed / wall, setupSeconds: opened, valid: true };
+}
+
+function snap(pid) {
+  return { t: performance.now(), cpu: cpuSeconds(pid), broker: brokerPid ? cpuSeconds(brokerPid) : NaN, rss: rssBytes(pid), hwm: hwm(pid) };
+}
+
+function common(start, end) {
+  const wall = (end.t - start.t) / 1000;
+  return { rssMB: end.rss / 2 ** 20, peakRssMB: end.hwm / 2 ** 20, genCores: (end.cpu - start.cpu) / wall, brokerCores: (end.broker - start.broker) / wall };
+}
+
+const kinds = opt.perftest ? ['gate', 'perftest'] : ['gate'];
+const rows = { gate: [], perftest: [] };
+for (let i = 0; i < Number(opt.runs); i++) {
+  const order = i % 2 === 0 ? kinds : [...kinds].reverse();
+  for (const kind of order) {
+    const vhost = `perf-gate-bench-many-${kind}-${process.pid}-${i}`;
+    await mgmt.createVhost(vhost, 'guest');
+    let r;
+    try {
+      r = await (kind === 'gate' ? runGate : runPerfTest)(vhostUrl(opt.url, vhost));
+    } finally {
+      await mgmt.deleteVhost(vhost).catch(() => undefined);
+    }
+    r.ofTarget = r.published / target;
+    rows[kind].push(r);
+    console.log(`run ${i + 1} ${kind}: published ${fmt(r.published, 1)} msg/s (${fmt(r.ofTarget * 100, 2)} % of ${target}), consumed ${fmt(r.consumed, 1)}, ` +
+      `RSS ${fmt(r.rssMB)} MB (peak ${fmt(r.peakRssMB)}), generator ${fmt(r.genCores, 2)} cores, broker ${fmt(r.brokerCores, 2)} cores, ` +
+      `connections opened in ${fmt(r.setupSeconds, 1)} s` +
+      (kind === 'gate' ? `, loop delay p99 ${r.loopDelayP99} ms, loop utilisation ${fmt(r.elu * 100, 1)} %, latency p50/p99 ${r.latencyP50}/${r.latencyP99} ms, ` +
+        `saturated ${r.saturated}, valid ${r.valid}${r.invalidReason ? ` (${r.invalidReason})` : ''}` : ''));
+  }
+}
+
+const med = (kind, k) => median(rows[kind].map((r) => r[k]));
+const col = (k, f) => kinds.map((kind) => f(med(kind, k)));
 console.log('');
-console.log(table(['', `median of ${rows.length} run(s)`], [
-  ['published msg/s', fmt(med('published'), 1)],
-  ['consumed msg/s', fmt(med('consumed'), 1)],
-  ['share of target', `${fmt(med('ofTarget') * 100, 2)} %`],
-  ['generator RSS at window end, MB', fmt(med('rssMB'))],
-  ['generator peak RSS, MB', fmt(med('peakRssMB'))],
-  ['event-loop delay p99, ms', fmt(med('loopDelayP99'), 1)],
-  ['event-loop utilisation', `${fmt(med('elu') * 100, 1)} %`],
-  ['generator CPU, cores', fmt(med('genCores'), 2)],
-  ['broker CPU, cores', fmt(med('brokerCores'), 2)],
-  ['connection set-up, s', fmt(med('setupSeconds'), 1)],
+console.log(table(['', ...kinds.map((k) => `${k} (median of ${rows[k].length})`)], [
+  ['published msg/s', ...col('published', (x) => fmt(x, 1))],
+  ['consumed msg/s', ...col('consumed', (x) => fmt(x, 1))],
+  ['share of target', ...col('ofTarget', (x) => `${fmt(x * 100, 2)} %`)],
+  ['generator RSS at window end, MB', ...col('rssMB', (x) => fmt(x))],
+  ['generator peak RSS, MB', ...col('peakRssMB', (x) => fmt(x))],
+  ['event-loop delay p99, ms', ...col('loopDelayP99', (x) => fmt(x, 1))],
+  ['event-loop utilisation', ...col('elu', (x) => `${fmt(x * 100, 1)} %`)],
+  ['generator CPU, cores', ...col('genCores', (x) => fmt(x, 2))],
+  ['broker CPU, cores', ...col('brokerCores', (x) => fmt(x, 2))],
+  ['connection set-up, s', ...col('setupSeconds', (x) => fmt(x, 1))],
 ]));
 await container?.stop();

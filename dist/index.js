@@ -44,7 +44,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-JZ2JQT4U.js";
+} from "./chunks/chunk-2ZPBJYZJ.js";
 import {
   GateError,
   describeError,

@@ -16,9 +16,10 @@ export async function checkAmqp(amqpUrl: string, field = 'broker-url', timeoutMs
     const e = err as NodeJS.ErrnoException;
     const tls = amqpUrl.startsWith('amqps:');
     const why = e.code === 'ECONNREFUSED' ? 'connection refused'
-      : /ACCESS_REFUSED|403/.test(e.message) ? 'wrong user name or password'
+      // TLS first: OpenSSL's messages carry hex codes that can contain "403".
       : tls && (/^ERR_SSL_|^ECONNRESET$/.test(e.code ?? '') || /SSL routines|wrong version number/i.test(e.message))
         ? `TLS handshake failed (${e.code ?? 'TLS error'}): the port does not speak TLS, or its certificate is not trusted`
+      : /ACCESS_REFUSED|\b403\b/.test(e.message) ? 'wrong user name or password'
       : /ETIMEDOUT/.test(`${e.code} ${e.message}`) ? `no AMQP answer within ${timeoutMs / 1000} s (a hung or paused broker, or a firewall)`
       : /closed abruptly during opening handshake/.test(e.message) ? 'the port closed the connection during the AMQP handshake (not an AMQP port, or amqp:// to a TLS port)'
       : e.message.split('\n')[0];

@@ -10,7 +10,7 @@ type IntervalHistogram = ReturnType<typeof monitorEventLoopDelay>;
 export interface SelfLoadSample {
   /** Process CPU (user + system, every thread: main loop, workers, GC, libuv) over the window. */
   cpuMicros: number;
-  /** Share of the window the busiest event loop (main or a worker's) spent not idle, 0..1. */
+  /** Share of the window the generator's event loop spent not idle, 0..1. */
   eventLoopUtilization: number;
   eventLoopDelayP99Ms: number;
 }
@@ -43,8 +43,6 @@ export class SelfLoad {
   private elu?: EventLoopUtilization;
   private loop?: IntervalHistogram;
   private result?: SelfLoadSample;
-  /** Utilisation reported by worker threads for the same window (the busiest one counts). */
-  private readonly workerUtilization: number[] = [];
 
   start(): void {
     this.loop = monitorEventLoopDelay({ resolution: 10 });
@@ -52,11 +50,6 @@ export class SelfLoad {
     if (windowChannel.hasSubscribers) windowChannel.publish({ phase: 'start', pid: process.pid });
     this.cpu = process.cpuUsage();
     this.elu = performance.eventLoopUtilization();
-  }
-
-  /** Worker threads report their own loop's utilisation over the window here. */
-  addWorkerUtilization(u: number): void {
-    this.workerUtilization.push(u);
   }
 
   /** Ends the window (idempotent) and returns what was used during it. */
@@ -69,7 +62,7 @@ export class SelfLoad {
     this.loop.disable();
     this.result = {
       cpuMicros: used.user + used.system,
-      eventLoopUtilization: Math.round(Math.max(elu, ...this.workerUtilization) * 1000) / 1000,
+      eventLoopUtilization: Math.round(elu * 1000) / 1000,
       eventLoopDelayP99Ms: Math.round(this.loop.percentile(99) / 1e4) / 100,
     };
     return this.result;

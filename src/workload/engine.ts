@@ -10,7 +10,7 @@ import { nowMs } from './body';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
 import { RateScheduler } from './scheduler';
-import { COMPACT_AFTER_CONNECTIONS, compactHeap } from './memory';
+import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
 import { declareTopology, routingKeyFor } from './topology';
 import { needsScenarioRunner, runScenario, type TrialContext, type WindowHooks } from './scenario';
 
@@ -67,6 +67,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
   const open = async (): Promise<ChannelModel> => {
     const c = await amqp.connect(url, { noDelay: true, timeout: 15_000 });
     conns.push(c);
+    if (conns.length % COMPACT_EVERY_CONNECTIONS === 0) compactHeap(); // keeps the set-up peak down (memory.ts)
     c.on('error', (e: Error) => rec.error(`connection error: ${e.message}`));
     c.on('close', (e?: Error) => { if (!closing) rec.error(`connection closed by the broker${e ? `: ${e.message}` : ''}`); });
     c.on('blocked', (reason: string) => rec.error(`connection blocked by the broker (${reason})`));

@@ -11,6 +11,7 @@ import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
 import { nowMs } from './body';
+import type { RateScheduler } from './scheduler';
 import { connectionOf, FrameTap, float64s, PublishTemplate, uint8s, writeFrames, type AmqplibConnection, type TapHandler } from './wire';
 
 /** Most bytes one pump round encodes before writing and yielding to the event loop. */
@@ -37,8 +38,9 @@ export class Producer implements TapHandler {
   private readonly perBatch: number;
   /** Messages a batch buffer holds: a pump round, or what one scheduler tick usually needs. */
   private capacity: number;
-  /** Fixed-rate mode: ms between messages. */
+  /** Fixed-rate mode: ms between messages, and the wheel to return to after catching up. */
   private interval = 0;
+  private wheel?: RateScheduler;
   // Confirm ring, indexed by delivery tag & mask: send time and whether the tag is settled.
   private readonly mask: number;
   private readonly times: Float64Array;
@@ -99,19 +101,21 @@ export class Producer implements TapHandler {
    * publishDue when one is due. The batch buffer is sized for what one 10 ms tick usually sends,
    * so thousands of slow producers hold a few hundred bytes each.
    */
-  startScheduled(firstDue: number, intervalMs: number): void {
+  startScheduled(firstDue: number, intervalMs: number, wheel?: RateScheduler): void {
     this.running = true;
     this.scheduled = true;
     this.nextDue = firstDue;
     this.interval = intervalMs;
+    this.wheel = wheel;
     this.capacity = Math.max(1, Math.min(this.perBatch, Math.ceil(20 / intervalMs)));
   }
 
   /**
    * Fixed-rate mode: sends every message due by `now` that the window and socket allow, in one
-   * write. Returns false when one was due but had to wait; the producer then resumes on the
-   * confirm or drain that frees it (PerfTest's producer thread likewise publishes as soon as its
-   * confirm semaphore has a permit).
+   * write. Returns false when one was due but had to wait: the producer is then out of the
+   * scheduler's wheel until the confirm or drain that frees it, when it catches up and files
+   * itself again (PerfTest's producer thread likewise publishes as soon as its confirm semaphore
+   * has a permit).
    */
   publishDue(now: number): boolean {
     while (this.nextDue <= now && this.ready) {
@@ -201,7 +205,7 @@ export class Producer implements TapHandler {
   }
 
   private readonly catchUp = (): void => {
-    if (this.running) this.publishDue(nowMs());
+    if (this.running && this.publishDue(nowMs()) && !this.done) this.wheel?.file(this);
   };
 
   /** How many messages may go out right now (confirm window, tag ring, message limit). */

@@ -2,8 +2,10 @@
 // Each due producer publishes every message whose time has come (catching up after a stall, as
 // PerfTest's fixed-rate scheduling does), each stamped with its actual send time (PerfTest's
 // semantics), in one socket write, then is filed under the slot of its next due time. A producer
-// held back by its confirm window also catches up as soon as confirms free it (producer.ts).
-// Thousands of slow publishers cost one interval timer, not one timer each.
+// held back by its confirm window (or socket) leaves the wheel: it catches up as soon as the
+// confirm or drain that frees it arrives, and files itself again (producer.ts) — thousands of
+// waiting -c 1 publishers are not polled every tick. Thousands of slow publishers cost one
+// interval timer, not one timer each.
 import { nowMs } from './body';
 import type { Producer } from './producer';
 
@@ -18,7 +20,7 @@ export class RateScheduler {
 
   /** Adds a producer publishing every `intervalMs`, its first message at `firstDue`. */
   add(p: Producer, intervalMs: number, firstDue: number): void {
-    p.startScheduled(firstDue, intervalMs);
+    p.startScheduled(firstDue, intervalMs, this);
     this.file(p);
   }
 
@@ -37,7 +39,8 @@ export class RateScheduler {
     this.wheel.clear();
   }
 
-  private file(p: Producer): void {
+  /** Files `p` under the slot of its next due time (producers call it after catching up). */
+  file(p: Producer): void {
     const slot = Math.max(Math.floor(p.nextDue / SLOT_MS), this.cursor + 1);
     const list = this.wheel.get(slot);
     if (list) list.push(p);
@@ -52,8 +55,8 @@ export class RateScheduler {
       if (!due) continue;
       this.wheel.delete(this.cursor);
       for (const p of due) {
-        if (!p.publishDue(now)) this.late++;
-        if (!p.done) this.file(p);
+        if (!p.publishDue(now)) this.late++; // parked until a confirm or drain frees it
+        else if (!p.done) this.file(p);
       }
     }
   };
