@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 // Our load generator against PerfTest on the same broker, same workload flags, interleaved.
 //
-//   node_modules/.bin/node bench/perftest-vs-gate.mjs [--pairs 5] [--seconds 10] [--warmup 3]
-//        [--workload one_fast-100|one_fast-5k|fanout10|fivers] [--url AMQP] [--management URL]
-//        [--perftest PATH] [--json FILE]
+//   node_modules/.bin/node bench/perftest-vs-gate.mjs [--pairs 5] [--seconds 10] [--warmup 5]
+//        [--workload one_fast-100|one_fast-5k|fanout10|fivers] [--bare] [--broker shared|container]
+//        [--url AMQP] [--management URL] [--perftest PATH] [--json FILE] [--only gate,perftest,bare]
 //
-// Each pair runs both generators once, alternating which goes first (ABBA…). Every run gets a
+//   --bare       also runs a bare amqplib loop (bench/lib/bare-amqplib.mjs; one_fast only) in each pair
+//   --broker     'shared' (default): the broker at --url; 'container': a private one from the
+//                offline image (host network, its own ports), removed at the end
+//
+// Each pair runs the generators once each, rotating which goes first. Every run gets a
+// fresh vhost, deleted afterwards. For both, the measured window starts after `--warmup` seconds
+// of traffic and lasts `--seconds`:
 // fresh vhost, deleted afterwards. For both, the measured window starts after `--warmup` seconds
 // of traffic and lasts `--seconds`:
 //   - PerfTest: its per-second lines (`time T s, sent: N msg/s, … received: N msg/s`); the line at
@@ -16,17 +22,18 @@
 //     that window.
 // At both edges this script reads /proc/<pid>/stat (utime + stime) of the generator process
 // (the JVM for PerfTest, so its start-up and JIT warm-up are excluded) and of the broker's
-// beam.smp, so CPU per message covers the same window as the rates.
+// beam.smp, so CPU per message covers the same window as the rates; and /proc/stat, so that
+// 'other cores' (machine busy − generator − broker) shows how noisy each run was.
+// Results and method: docs/performance.md.
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, machineBusySeconds, listenerPid, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
-
 
 const { values: opt } = parseArgs({
   options: {
     pairs: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '5' },
     workload: { type: 'string', default: 'one_fast-100' },
     url: { type: 'string', default: process.env.PERF_GATE_BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672' },
     management: { type: 'string', default: process.env.PERF_GATE_BENCH_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672' },

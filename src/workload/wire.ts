@@ -113,7 +113,7 @@ export function payloadOffset(frames: Buffer, type: number): number {
   return -1;
 }
 
-/** The socket under a channel, with write batching and back-pressure. */
+/** The socket under a channel (acks are small: they are written without waiting for drains). */
 export class ChannelSocket {
   private readonly conn: AmqplibConnection;
 
@@ -312,7 +312,6 @@ export class FrameTap {
     if (typeof original !== 'function' || !Buffer.isBuffer(conn.rest)) throw new Error('amqplib internals changed: no Connection#recvFrame/rest');
     // amqplib's accept loop calls recvFrame() until it returns false; this version first consumes
     // every complete frame the tap handles, and lets the original decode the first one it does not.
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const tap = this;
     conn.recvFrame = function (this: AmqplibConnection): unknown {
       let buf = this.rest;
