@@ -44,7 +44,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-2ZPBJYZJ.js";
+} from "./chunks/chunk-AOOO2T24.js";
 import {
   GateError,
   describeError,

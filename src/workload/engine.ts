@@ -5,7 +5,8 @@ import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ScenarioSpec, SeriesPoint, GeneratorLoad } from '../schema/types';
 import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
-import { SelfLoad, isSaturated, type SaturationThresholds } from '../metrics/selfload';
+import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
+import { generatorLoad } from './pool';
 import { nowMs } from './body';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
@@ -154,12 +155,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency), checks?.metrics);
 
     const messages = Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1);
-    const generator: GeneratorLoad = {
-      cpuMicrosPerMessage: round((load.cpuMicros / messages) * 100) / 100,
-      cpuCores: round(load.cpuMicros / (seconds * 1e6) * 100) / 100,
-      eventLoopDelayP99Ms: load.eventLoopDelayP99Ms,
-      saturated: isSaturated(load, options.saturation),
-    };
+    const generator: GeneratorLoad = generatorLoad(load, seconds, messages, options.saturation);
     const histograms: Record<string, string> = {};
     if (rec.latency.totalCount > 0) histograms.latency = encode(rec.latency);
     if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);

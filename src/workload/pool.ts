@@ -3,7 +3,7 @@
 // passive declares, and the generator-load record. The steady hot path lives in engine.ts.
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { GeneratorLoad } from '../schema/types';
-import { isSaturated, type SelfLoadSample } from '../metrics/selfload';
+import { isSaturated, type SaturationThresholds, type SelfLoadSample } from '../metrics/selfload';
 
 export const OPEN_CONCURRENCY = 32;
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -71,12 +71,12 @@ export async function readyDepth(ch: Channel, queues: string[]): Promise<number>
 }
 
 /** The generator's own load over `seconds`, per operation (message, declare, import). */
-export function generatorLoad(s: SelfLoadSample, seconds: number, operations: number): GeneratorLoad {
+export function generatorLoad(s: SelfLoadSample, seconds: number, operations: number, thresholds?: SaturationThresholds): GeneratorLoad {
   const round = (x: number) => Math.round(x * 100) / 100;
   return {
     cpuMicrosPerMessage: round(s.cpuMicros / Math.max(operations, 1)),
     cpuCores: round(s.cpuMicros / (Math.max(seconds, 0.001) * 1e6)),
     eventLoopDelayP99Ms: s.eventLoopDelayP99Ms,
-    saturated: isSaturated(s),
+    saturated: isSaturated(s, thresholds),
   };
 }
