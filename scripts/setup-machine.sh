@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prepares a fresh machine for rabbitmq-perf-gate's demo and test suite, idempotently: npm
 # dependencies, the local RabbitMQ service with its management and Prometheus plugins, the Docker
-# engine (host networking only) and the offline RabbitMQ images. Everything already in place is
-# reused, so a warm machine takes seconds.
+# engine (host networking only), Debian's Chromium (for the HTML report test) and the offline
+# RabbitMQ images. Everything already in place is reused, so a warm machine takes seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export npm_config_loglevel=error npm_config_fund=false npm_config_audit=false
@@ -33,6 +33,9 @@ for _ in $(seq 1 60); do
   curl -fsS -u guest:guest http://127.0.0.1:15672/api/overview >/dev/null 2>&1 && break
   sleep 1
 done
+
+# Debian's Chromium, for the HTML report's browser test (playwright-core drives /usr/bin/chromium).
+if [ ! -x /usr/bin/chromium ]; then apt_install chromium; fi
 
 # Docker engine, host networking only (no bridge, no iptables).
 if ! command -v dockerd >/dev/null || ! command -v debootstrap >/dev/null; then apt_install docker.io debootstrap; fi
