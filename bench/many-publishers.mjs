@@ -7,6 +7,7 @@
 //
 //   node_modules/.bin/node bench/many-publishers.mjs [--producers 7000] [--consumers 7] [--interval 1]
 //        [--seconds 30] [--warmup 10] [--runs 1] [--persistent] [--perftest] [--broker container|shared] [--url AMQP] [--management URL]
+//        [--config rabbitmq.conf ...]   (container broker: config files placed as a target's `config:`)
 //
 // --perftest also runs PerfTest with the same flags, alternating which goes first, for the
 // broker's own ceiling on this machine and PerfTest's RSS.
@@ -32,6 +33,7 @@ const { values: opt } = parseArgs({
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
     url: { type: 'string', default: 'amqp://guest:guest@127.0.0.1:5672' },
     management: { type: 'string', default: 'http://guest:guest@127.0.0.1:15672' },
+    config: { type: 'string', multiple: true, default: [] },
   },
 });
 const X = Number(opt.producers);
@@ -41,7 +43,7 @@ const flags = `-x ${X} -y ${opt.consumers} -P ${opt.interval} -c 1 -u seven_thou
 
 let container;
 if (opt.broker === 'container') {
-  container = await containerBroker(opt.image);
+  container = await containerBroker(opt.image, opt.config);
   opt.url = container.amqpUrl;
   opt.management = container.managementUrl;
   process.on('SIGINT', () => container.stop().finally(() => process.exit(130)));

@@ -2,10 +2,13 @@
 // Our load generator against PerfTest on the same broker, same workload flags, interleaved.
 //
 //   node_modules/.bin/node bench/perftest-vs-gate.mjs [--pairs 5] [--seconds 10] [--warmup 5]
-//        [--workload one_fast-100|one_fast-5k|fanout10|fivers] [--bare] [--broker shared|container]
-//        [--url AMQP] [--management URL] [--perftest PATH] [--json FILE] [--only gate,perftest,bare]
+//        [--workload one_fast-100|one_fast-5k|fanout10|fivers] [--bare] [--plain] [--broker shared|container]
+//        [--url AMQP] [--management URL] [--perftest PATH] [--json FILE] [--only gate,perftest,bare,plain]
 //
 //   --bare       also runs a bare amqplib loop (bench/lib/bare-amqplib.mjs; one_fast only) in each pair
+//   --plain      also runs our generator on its plain amqplib path (RABBITMQ_PERF_GATE_PLAIN_AMQP=1,
+//                src/workload/wire-check.ts) in each pair, and prints plain / fast ratios;
+//                `--only gate,plain` compares the two paths without PerfTest
 //   --broker     'shared' (default): the broker at --url; 'container': a private one from the
 //                offline image (host network, its own ports), removed at the end
 //
@@ -40,6 +43,7 @@ const { values: opt } = parseArgs({
     perftest: { type: 'string', default: '/work/shared/peers/perf-test/perf-test' },
     only: { type: 'string' },
     bare: { type: 'boolean', default: false },
+    plain: { type: 'boolean', default: false },
     json: { type: 'string' },
     // 'shared' = the broker at --url; 'container' = a private one from the offline image.
     broker: { type: 'string', default: 'shared' },
@@ -113,7 +117,12 @@ async function runGate(url, kind = 'gate') {
   const args = kind === 'bare'
     ? [new URL('./lib/bare-amqplib.mjs', import.meta.url).pathname, url, String(WARMUP), String(SECONDS), /-s (\d+)/.exec(flags)[1], /-c (\d+)/.exec(flags)[1]]
     : [childJs, '--url', url, '--warmup', String(WARMUP), '--seconds', String(SECONDS), '--id', opt.workload, '--', ...flags.split(' ')];
+  // 'gate' = the fast path, 'plain' = the same generator forced onto plain amqplib APIs.
+  const env = { ...process.env };
+  delete env.RABBITMQ_PERF_GATE_PLAIN_AMQP;
+  if (kind === 'plain') env.RABBITMQ_PERF_GATE_PLAIN_AMQP = '1';
   const { child, done } = run(process.execPath, args, {
+    env,
     timeoutMs: (WARMUP + SECONDS + 180) * 1000,
     onLine: (line) => {
       if (!line.startsWith('{')) return;
@@ -128,13 +137,15 @@ async function runGate(url, kind = 'gate') {
   await done;
   if (!start || !end || !result) throw new Error('our generator produced no complete measured window');
   if (!result.valid) process.stderr.write(`  [gate] trial invalid: ${result.invalidReason}\n`);
+  const path = result.generator?.amqpPath;
+  if (kind !== 'bare' && path !== (kind === 'plain' ? 'plain' : 'fast')) throw new Error(`${kind} run took the ${path} path`);
   const m = result.metrics;
   const wall = (end.t - start.t) / 1000;
   // The engine's rates are over its own window (= the markers' window to within a millisecond).
   return summarise(kind, start, end, (m.published_rate ?? 0) * wall, (m.consumed_rate ?? 0) * wall, {
     rssMB: result.rssBytes / 2 ** 20, engineCpuUsPerMsg: result.generator.cpuMicrosPerMessage,
     elDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, saturated: result.generator.saturated, valid: result.valid,
-    latencyP50: m.latency_p50_ms, latencyP99: m.latency_p99_ms,
+    latencyP50: m.latency_p50_ms, latencyP99: m.latency_p99_ms, path,
   });
 }
 
@@ -152,7 +163,7 @@ console.log(`workload ${opt.workload}: ${flags}`);
 console.log(`${PAIRS} pairs, warm-up ${WARMUP} s, window ${SECONDS} s, broker ${container ? `container ${container.container} (RabbitMQ ${container.version})` : 'shared'} ${new URL(opt.url).host}, beam pid ${brokerPid ?? 'not visible'}\n`);
 const pairs = [];
 for (let i = 0; i < PAIRS; i++) {
-  const kinds = opt.only ? opt.only.split(',') : opt.bare ? ['gate', 'perftest', 'bare'] : ['gate', 'perftest'];
+  const kinds = opt.only ? opt.only.split(',') : ['gate', 'perftest', ...(opt.bare ? ['bare'] : []), ...(opt.plain ? ['plain'] : [])];
   const order = kinds.map((_, j) => kinds[(i + j) % kinds.length]);
   const r = {};
   for (const kind of order) {
@@ -170,6 +181,7 @@ for (let i = 0; i < PAIRS; i++) {
     console.log(`  ratio ours/PerfTest: consumed ${fmt(r.gate.consumed / r.perftest.consumed, 2)}×, CPU/msg ${fmt(r.gate.genCpuUsPerMsg / r.perftest.genCpuUsPerMsg, 2)}×`);
   }
   if (r.bare && r.perftest) console.log(`  ratio bare amqplib/PerfTest: consumed ${fmt(r.bare.consumed / r.perftest.consumed, 2)}×, CPU/msg ${fmt(r.bare.genCpuUsPerMsg / r.perftest.genCpuUsPerMsg, 2)}×`);
+  if (r.plain && r.gate) console.log(`  ratio plain/fast path: consumed ${fmt(r.plain.consumed / r.gate.consumed, 2)}×, CPU/msg ${fmt(r.plain.genCpuUsPerMsg / r.gate.genCpuUsPerMsg, 2)}×`);
   if (r.gate) console.log(`  ours: engine CPU ${fmt(r.gate.engineCpuUsPerMsg, 1)} µs/msg, loop delay p99 ${r.gate.elDelayP99} ms, loop utilisation ${fmt((r.gate.elu ?? NaN) * 100, 1)} %, saturated ${r.gate.saturated}, latency p50/p99 ${r.gate.latencyP50}/${r.gate.latencyP99} ms`);
   console.log('');
 }
@@ -191,6 +203,18 @@ if (pairs[0].gate && pairs[0].perftest) {
     const bare = (f) => median(pairs.map((p) => f(p.bare) / f(p.perftest)));
     console.log(`bare amqplib loop / PerfTest: consumed ${fmt(bare((x) => x.consumed), 2)}×, CPU/msg ${fmt(bare((x) => x.genCpuUsPerMsg), 2)}× (median of per-run ratios)`);
   }
+}
+if (pairs[0].gate && pairs[0].plain) {
+  const ratio = (f) => median(pairs.map((p) => f(p.plain) / f(p.gate)));
+  const med = (k, f) => median(pairs.map((p) => f(p[k])));
+  console.log(`\nplain amqplib path vs fast path, medians over ${PAIRS} interleaved pairs (${opt.workload})`);
+  console.log(table(['', 'fast (gate)', 'plain', 'median of per-pair ratios plain/fast'], [
+    ['consumed msg/s', fmt(med('gate', (x) => x.consumed)), fmt(med('plain', (x) => x.consumed)), fmt(ratio((x) => x.consumed), 2)],
+    ['published msg/s', fmt(med('gate', (x) => x.published)), fmt(med('plain', (x) => x.published)), fmt(ratio((x) => x.published), 2)],
+    ['generator CPU µs/msg', fmt(med('gate', (x) => x.genCpuUsPerMsg), 1), fmt(med('plain', (x) => x.genCpuUsPerMsg), 1), fmt(ratio((x) => x.genCpuUsPerMsg), 2)],
+    ['generator cores', fmt(med('gate', (x) => x.genCores), 2), fmt(med('plain', (x) => x.genCores), 2), fmt(ratio((x) => x.genCores), 2)],
+    ['other cores', fmt(med('gate', (x) => x.otherCores), 2), fmt(med('plain', (x) => x.otherCores), 2), ''],
+  ]));
 }
 await container?.stop();
 if (opt.json) writeFileSync(opt.json, JSON.stringify({ workload: opt.workload, flags, seconds: SECONDS, warmup: WARMUP, pairs }, null, 2));

@@ -7,10 +7,13 @@ import {
   catalogueIds,
   compareSamples,
   countChanges,
+  defaultRepetitions,
   delta,
   estimateSeconds,
   fingerprintMismatch,
+  lineDiff,
   loadPresets,
+  loadTarget,
   metricDef,
   num,
   overallVerdict,
@@ -20,10 +23,11 @@ import {
   resolveScenarios,
   runPipeline,
   trialValues,
+  workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AOOO2T24.js";
+} from "./chunks/chunk-UNRBIYUG.js";
 import {
   GateError,
   describeError
@@ -31,9 +35,52 @@ import {
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli.ts
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
+
+// src/report/terminal.ts
+var colorAllowed = (s) => Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== "0" || Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+var paint = (on) => (code, s) => on ? `\x1B[${code}m${s}\x1B[0m` : s;
+function terminalTable(r, color) {
+  const c = paint(color);
+  const vc = { pass: "32", warn: "33", fail: "1;31", inconclusive: "2" };
+  const icon = { pass: "\u2714", warn: "!", fail: "\u2718", inconclusive: "?" };
+  const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
+  if (!r.comparisons.length) return `${head}
+(no comparisons: nothing to compare with)
+`;
+  const order = (x) => x.verdict === "fail" ? 0 : x.verdict === "warn" ? 1 : x.gating ? 2 : 3;
+  const cs = r.comparisons.filter((x) => x.gating || x.verdict === "fail" || x.verdict === "warn" || x.change === "better" || x.change === "worse").sort((a, b) => order(a) - order(b));
+  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
+  const rows = cs.map((x) => [
+    x.scenario + (multi ? ` vs ${x.against === "stored" ? "stored" : x.baselineLabel}` : ""),
+    metricDef(x.metric).label + (x.gating ? " \u2605" : ""),
+    num(x.baselineMedian, x.unit),
+    num(x.candidateMedian, x.unit),
+    delta(x),
+    `${x.nBaseline}+${x.nCandidate}`,
+    x.verdict + (x.gating ? "" : " (info)")
+  ]);
+  const hidden = r.comparisons.length - cs.length;
+  const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
+`;
+  const header = ["Scenario", "Metric", "Baseline", "Now", "\u0394 [95 % CI]", "n", "Verdict"];
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const right = /* @__PURE__ */ new Set([2, 3, 4, 5]);
+  const pad = (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i]));
+  const body = rows.map((row, k) => {
+    const x = cs[k];
+    const cells = pad(row);
+    if (x.change !== "same" && x.change !== "unknown") cells[4] = c(x.change === "better" ? "32" : "31", cells[4]);
+    cells[6] = c(vc[x.verdict] ?? "0", row[6]);
+    return cells.join("  ").trimEnd();
+  });
+  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
+  return [head, against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+}
+
+// src/cli.ts
 var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
 
 Usage:
@@ -49,9 +96,12 @@ Options for run and refresh:
   --management-url URL   its management API (default: http://127.0.0.1:15672)
   --broker-label NAME    name shown for it (default: broker)
   --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
   --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-target FILE run only: the same with a target file instead of an image
   --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
-  --repetitions N        trials per scenario and target (default: 5)
+  --repetitions N        trials per scenario and target (default: 5, or what the selection's
+                         gating metrics need to reach significance, e.g. 6 for metadata)
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
   --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
@@ -67,6 +117,7 @@ Examples:
   rabbitmq-perf-gate list
   rabbitmq-perf-gate run --scenarios smoke --repetitions 3
   rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
+  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
   rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
@@ -79,6 +130,8 @@ var OPTIONS = {
   "broker-label": { type: "string" },
   image: { type: "string" },
   "baseline-image": { type: "string" },
+  target: { type: "string" },
+  "baseline-target": { type: "string" },
   "baseline-file": { type: "string" },
   repetitions: { type: "string" },
   duration: { type: "string" },
@@ -89,16 +142,14 @@ var OPTIONS = {
   html: { type: "string" },
   help: { type: "boolean", short: "h" }
 };
-var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
+var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
 var COMMANDS = {
-  run: { options: [...RUN_OPTS, "baseline-image"], args: 0 },
+  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target"], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ["json", "html"], args: 2 },
   report: { options: ["json", "html"], args: 1 },
   list: { options: ["json"], args: 0 }
 };
-var colorAllowed = (s) => Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== "0" || Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
-var paint = (on) => (code, s) => on ? `\x1B[${code}m${s}\x1B[0m` : s;
 function numberOpt(name, v, min, integer = false) {
   if (v === void 0) return void 0;
   const n = Number(v);
@@ -173,43 +224,6 @@ function terminalUi(labels) {
     }
   };
 }
-function terminalTable(r, color) {
-  const c = paint(color);
-  const vc = { pass: "32", warn: "33", fail: "1;31", inconclusive: "2" };
-  const icon = { pass: "\u2714", warn: "!", fail: "\u2718", inconclusive: "?" };
-  const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
-  if (!r.comparisons.length) return `${head}
-(no comparisons: nothing to compare with)
-`;
-  const order = (x) => x.verdict === "fail" ? 0 : x.verdict === "warn" ? 1 : x.gating ? 2 : 3;
-  const cs = r.comparisons.filter((x) => x.gating || x.verdict === "fail" || x.verdict === "warn" || x.change === "better" || x.change === "worse").sort((a, b) => order(a) - order(b));
-  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
-  const rows = cs.map((x) => [
-    x.scenario + (multi ? ` vs ${x.against === "stored" ? "stored" : x.baselineLabel}` : ""),
-    metricDef(x.metric).label + (x.gating ? " \u2605" : ""),
-    num(x.baselineMedian, x.unit),
-    num(x.candidateMedian, x.unit),
-    delta(x),
-    `${x.nBaseline}+${x.nCandidate}`,
-    x.verdict + (x.gating ? "" : " (info)")
-  ]);
-  const hidden = r.comparisons.length - cs.length;
-  const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
-`;
-  const header = ["Scenario", "Metric", "Baseline", "Now", "\u0394 [95 % CI]", "n", "Verdict"];
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const right = /* @__PURE__ */ new Set([2, 3, 4, 5]);
-  const pad = (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i]));
-  const body = rows.map((row, k) => {
-    const x = cs[k];
-    const cells = pad(row);
-    if (x.change !== "same" && x.change !== "unknown") cells[4] = c(x.change === "better" ? "32" : "31", cells[4]);
-    cells[6] = c(vc[x.verdict] ?? "0", row[6]);
-    return cells.join("  ").trimEnd();
-  });
-  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
-  return [head, against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
-}
 function emit(report, v, markdown) {
   if (v.html) {
     writeFileAtomic(resolve(v.html), renderHtml(report));
@@ -220,26 +234,57 @@ function emit(report, v, markdown) {
   else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
   else process.stdout.write(markdown());
 }
-function targets(mode, v) {
-  if (v.image && (v["broker-url"] || v["management-url"])) throw new GateError("starts its own broker, so it cannot be combined with --broker-url or --management-url", { field: "--image" });
+async function targetFile(option, file, id) {
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new GateError("target file not found", { file, field: `--${option}` }, "give the path of a target file (see docs/targets.md), relative to the current directory");
+  }
+  const t = await loadTarget(workingTree(process.cwd()), file, id);
+  const secrets = Object.entries(t.spec.env ?? {}).filter(([k, x]) => /PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && x && x !== "guest").map(([, x]) => x);
+  const text = secrets.reduce((acc, x) => acc.split(x).join("***"), t.text);
+  return { ...t, text, spec: { ...t.spec, configFiles: t.spec.configFiles.map((f) => resolve(f)) } };
+}
+async function targets(mode, v) {
+  const url = v["broker-url"] ? "--broker-url" : v["management-url"] ? "--management-url" : void 0;
+  if (v.image && v.target) throw new GateError("cannot be combined with --image: both describe the broker to measure", { field: "--target" }, "keep one of them");
+  if (v["baseline-image"] && v["baseline-target"]) throw new GateError("cannot be combined with --baseline-image: both describe the reference broker", { field: "--baseline-target" }, "keep one of them");
+  for (const opt of ["image", "target"]) {
+    if (v[opt] && url) throw new GateError(`starts its own broker, so it cannot be combined with ${url}`, { field: `--${opt}` }, `drop ${url}, or drop --${opt} to measure the broker at the URL`);
+  }
   const docker = (id, image) => ({ id, label: image, kind: "docker", image, configFiles: [], nodes: 1, env: {}, setup: [], network: "host" });
-  const candidate = v.image ? docker("candidate", v.image) : {
+  const candFile = v.target ? await targetFile("target", v.target, "candidate") : void 0;
+  const refFile = mode === "check" && v["baseline-target"] ? await targetFile("baseline-target", v["baseline-target"], "baseline") : void 0;
+  const candidate = candFile ? candFile.spec : v.image ? docker("candidate", v.image) : {
     id: "candidate",
     label: v["broker-label"] ?? "broker",
     kind: "url",
     amqpUrl: v["broker-url"] ?? "amqp://guest:guest@127.0.0.1:5672",
     managementUrl: v["management-url"] ?? "http://127.0.0.1:15672"
   };
-  if (v.image && v["broker-label"]) candidate.label = v["broker-label"];
-  const reference = mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
-  return { candidate, reference };
+  if ((v.image || v.target) && v["broker-label"]) candidate.label = v["broker-label"];
+  const reference = refFile ? refFile.spec : mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
+  if (reference && reference.label === candidate.label) {
+    if (refFile) reference.label = `${reference.label} (${basename(v["baseline-target"])})`;
+    if (candFile) candidate.label = `${candidate.label} (${basename(v.target)})`;
+  }
+  if (!candFile && !refFile) return { candidate, reference };
+  const describe = (file, t) => file ?? (t.kind === "docker" ? `image ${t.image}` : `the broker at --broker-url (${t.label})`);
+  const note = reference ? `${describe(v.target, candidate)} against ${describe(v["baseline-target"], reference)}${candFile && refFile && candFile.digest === refFile.digest ? " \u2014 identical descriptions: an A/A run" : ""}` : `${v.target} against the stored baseline`;
+  const diff = candFile && refFile && candFile.digest !== refFile.digest ? lineDiff(refFile.text, candFile.text) : void 0;
+  return { candidate, reference, note, diff };
+}
+function runIdFromEnv() {
+  const id = process.env.RABBITMQ_PERF_GATE_RUN_ID;
+  if (!id) return void 0;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new GateError(`is "${id}"`, { field: "RABBITMQ_PERF_GATE_RUN_ID" }, "use up to 64 letters, digits, - or _");
+  return id;
 }
 async function runCommand(mode, v) {
   const baselineFile = resolve(v["baseline-file"] ?? ".github/rabbitmq-perf/baseline.json");
-  const { candidate, reference } = targets(mode, v);
+  const { candidate, reference, note, diff } = await targets(mode, v);
+  const runId = runIdFromEnv();
   resolveScenarios(v.scenarios ?? "pr");
   const opts = {
-    repetitions: numberOpt("repetitions", v.repetitions, 1, true) ?? 5,
+    repetitions: numberOpt("repetitions", v.repetitions, 1, true),
     seed: numberOpt("seed", v.seed, 0, true),
     duration: numberOpt("duration", v.duration, 1),
     warmup: numberOpt("warmup", v.warmup, 0)
@@ -255,7 +300,7 @@ async function runCommand(mode, v) {
   process.once("SIGTERM", abort);
   let report;
   try {
-    report = await runPipeline({ scenarios: v.scenarios ?? "pr", candidate, reference, mode, stored, signal: controller.signal, ...opts }, ui);
+    report = await runPipeline({ scenarios: v.scenarios ?? "pr", candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
   } finally {
     ui.stop();
     process.off("SIGINT", abort);
@@ -279,7 +324,8 @@ async function runCommand(mode, v) {
 function listCommand(v) {
   const presets = loadPresets().map((p) => {
     const { scenarios: scenarios2 } = resolveScenarios(p.name);
-    return { name: p.name, description: p.description, scenarios: scenarios2.map((s) => s.id), secondsPerTargetAt5: Math.round(estimateSeconds(buildPlan(scenarios2, ["candidate"], 5, 1))) };
+    const repetitions = defaultRepetitions(scenarios2);
+    return { name: p.name, description: p.description, scenarios: scenarios2.map((s) => s.id), repetitions, secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios2, ["candidate"], repetitions, 1))) };
   });
   const scenarios = catalogueIds().map((id) => {
     const specs = resolveScenarios(id).scenarios;
@@ -291,7 +337,7 @@ function listCommand(v) {
     return 0;
   }
   const lines = ["Presets:"];
-  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTargetAt5 / 60)} min per target at 5 repetitions \u2014 ${p.description}`);
+  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min per target at ${p.repetitions} repetitions \u2014 ${p.description}`);
   lines.push("", "Scenarios (warm-up + measured seconds; \xD7N: variants over the file's axes):");
   for (const s of scenarios) {
     const text = s.description.replace(/\s+/g, " ");

@@ -23,8 +23,10 @@ import {
   countChanges,
   delta,
   fingerprintMismatch,
+  gitCommit,
+  hasCommit,
   lineDiff,
-  lineOf,
+  loadTarget,
   marker,
   md,
   median,
@@ -32,19 +34,19 @@ import {
   newRunId,
   num,
   overallVerdict,
-  packagePath,
   parseShard,
-  parseYaml,
   readBaseline,
   renderComment,
   renderSummary,
   require_ajv,
+  restContents,
   runPipeline,
   trialValues,
+  workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AOOO2T24.js";
+} from "./chunks/chunk-UNRBIYUG.js";
 import {
   GateError,
   describeError,
@@ -180,11 +182,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve7) {
-          resolve7(value);
+        return value instanceof P ? value : new P(function(resolve6) {
+          resolve6(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve7, reject) {
+      return new (P || (P = Promise))(function(resolve6, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -200,7 +202,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve7(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -287,26 +289,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve7) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve6) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve7(output.toString());
+              resolve6(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve7) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve6) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve7(Buffer.concat(chunks));
+              resolve6(Buffer.concat(chunks));
             });
           }));
         });
@@ -514,14 +516,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve7, reject) => {
+          return new Promise((resolve6, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve7(res);
+                resolve6(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -765,12 +767,12 @@ var require_lib = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve7) => setTimeout(() => resolve7(), ms));
+          return new Promise((resolve6) => setTimeout(() => resolve6(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve7, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve6, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -778,7 +780,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve7(response);
+              resolve6(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -817,7 +819,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve7(response);
+              resolve6(response);
             }
           }));
         });
@@ -906,7 +908,7 @@ function readActionInputs() {
   return {
     scenarios: getInput("scenarios") || "pr",
     candidate: { id: "candidate", label: getInput("broker-label") || "broker", kind: "url", amqpUrl, managementUrl },
-    repetitions: number("repetitions", 1, true) ?? 5,
+    repetitions: number("repetitions", 1, true),
     mode,
     baselineFile: getInput("baseline-file") || ".github/rabbitmq-perf/baseline.json",
     failOnRegression: bool("fail-on-regression", true),
@@ -961,7 +963,7 @@ function readRunContext(env = process.env) {
 }
 
 // src/github/gate.ts
-import { resolve as resolve5 } from "node:path";
+import { resolve as resolve4 } from "node:path";
 
 // src/github/publish.ts
 import { relative, isAbsolute, resolve } from "node:path";
@@ -1022,11 +1024,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve7) {
-      resolve7(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve7, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -1042,7 +1044,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve7(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -5491,7 +5493,7 @@ var REPORT_SCHEMA = obj({
     workload: { type: "object" },
     origin: { type: "object" }
   }, ["description", "workload", "origin"])),
-  targets: list2(obj({ id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, image: str, nodes: list2({ type: "object" }) }, ["image"])),
+  targets: list2(obj({ id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, metadataStore: oneOf2("mnesia", "khepri"), image: str, nodes: list2({ type: "object" }) }, ["image", "metadataStore"])),
   candidate: id,
   trials: list2(obj({
     scenario: id,
@@ -5668,144 +5670,7 @@ function mergeReports(parts, stored, note = () => {
 
 // src/github/targets-input.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { resolve as resolve4 } from "node:path";
-
-// src/config/file-source.ts
-import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import { resolve as resolve3 } from "node:path";
-import { promisify } from "node:util";
-var run = promisify(execFile);
-function workingTree(root) {
-  return {
-    name: "working tree",
-    read: async (path) => readFile(resolve3(root, path)).catch((e) => {
-      if (e.code === "ENOENT" || e.code === "EISDIR") return void 0;
-      throw e;
-    })
-  };
-}
-async function hasCommit(repo, ref) {
-  try {
-    await run("git", ["-C", repo, "cat-file", "-e", `${ref}^{commit}`]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function gitCommit(repo, ref) {
-  return {
-    name: `git commit ${ref.slice(0, 12)}`,
-    read: async (path) => {
-      const spec = `${ref}:${path.replace(/^\.\//, "")}`;
-      try {
-        await run("git", ["-C", repo, "cat-file", "-e", spec]);
-      } catch {
-        return void 0;
-      }
-      const { stdout } = await run("git", ["-C", repo, "cat-file", "blob", spec], { encoding: "buffer", maxBuffer: 64 << 20 });
-      return stdout;
-    }
-  };
-}
-function restContents(get, owner, repo, ref) {
-  return {
-    name: `REST contents API at ${ref.slice(0, 12)}`,
-    read: async (path) => {
-      try {
-        const { data } = await get({ owner, repo, path: path.replace(/^\.\//, ""), ref });
-        const file = data;
-        if (file.type !== "file" || typeof file.content !== "string") return void 0;
-        return Buffer.from(file.content, file.encoding ?? "base64");
-      } catch (e) {
-        if (e.status === 404) return void 0;
-        throw e;
-      }
-    }
-  };
-}
-
-// src/config/target-file.ts
-var import_ajv2 = __toESM(require_ajv(), 1);
-import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync as readFileSync6, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join as join3 } from "node:path";
-var check;
-function validate2(data) {
-  check ??= new import_ajv2.Ajv({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync6(packagePath("schema/target.schema.json"), "utf8")));
-  return check(data) ? [] : check.errors ?? [];
-}
-function isText(b) {
-  return !b.subarray(0, 8e3).includes(0);
-}
-async function loadTarget(source, path, id2) {
-  const where = `${path} (${source.name})`;
-  const bytes = await source.read(path);
-  if (!bytes) throw new GateError(`target file not found in ${source.name}`, { file: path }, `create ${path} (see docs/targets.md) or set the target-file input`);
-  const { doc, lines, data } = parseYaml(bytes.toString("utf8"), where);
-  const errors = validate2(data);
-  if (errors.length) {
-    const e = errors[0];
-    const extra = e.keyword === "additionalProperties" ? String(e.params.additionalProperty) : void 0;
-    const field = [e.instancePath.slice(1).replace(/\//g, "."), extra].filter(Boolean).join(".") || "(top level)";
-    throw new GateError(
-      extra ? `unknown field "${extra}"` : e.message ?? "is invalid",
-      { file: where, line: lineOf(doc, lines, e.instancePath, extra), field },
-      "see schema/target.schema.json"
-    );
-  }
-  const raw = data;
-  const files = [];
-  for (const [i, p] of (raw.config ?? []).entries()) {
-    const content = await source.read(p);
-    if (!content) {
-      throw new GateError(
-        `config file "${p}" referenced by the target does not exist in ${source.name}`,
-        { file: where, line: lineOf(doc, lines, `/config/${i}`), field: `config[${i}]` },
-        "add the file or remove it from config:"
-      );
-    }
-    files.push({ path: p, content });
-  }
-  const canonical = JSON.stringify({ ...raw, label: void 0 }, Object.keys(raw).sort());
-  const hash = createHash("sha256").update(canonical);
-  for (const f of files) hash.update("\0").update(f.path).update("\0").update(f.content);
-  const text = [
-    `# ${path}`,
-    bytes.toString("utf8").trimEnd(),
-    ...files.map((f) => `# ${f.path}
-${isText(f.content) ? f.content.toString("utf8").trimEnd() : `(binary, sha256 ${createHash("sha256").update(f.content).digest("hex")})`}`)
-  ].join("\n");
-  return {
-    spec: {
-      id: id2,
-      label: raw.label ?? raw.image.split("/").pop(),
-      kind: "docker",
-      image: raw.image,
-      configFiles: source.name === "working tree" ? raw.config ?? [] : materialise(files),
-      nodes: raw.nodes ?? 1,
-      env: raw.env ?? {},
-      cpus: raw.resources?.cpus,
-      memory: raw.resources?.memory,
-      setup: raw.setup ?? [],
-      network: raw.network ?? "host"
-    },
-    digest: `sha256:${hash.digest("hex")}`,
-    text,
-    source: source.name
-  };
-}
-function materialise(files) {
-  const dir = mkdtempSync(join3(tmpdir(), "perf-gate-target-"));
-  return files.map((f, i) => {
-    const sub = join3(dir, String(i));
-    mkdirSync(sub);
-    const out = join3(sub, basename(f.path));
-    writeFileSync(out, f.content);
-    return out;
-  });
-}
 
 // src/config/targets.ts
 async function baseVsHead(base, head, path) {
@@ -5844,7 +5709,7 @@ function imageTarget(id2, image, configFiles, nodes, workspace) {
     label: `${id2 === "baseline" ? "baseline: " : ""}${image}`,
     kind: "docker",
     image,
-    configFiles: configFiles.map((f) => resolve4(workspace, f)),
+    configFiles: configFiles.map((f) => resolve3(workspace, f)),
     nodes,
     env: {},
     setup: [],
@@ -5859,7 +5724,7 @@ async function sourceAt(ref, workspace, ctx, token) {
 }
 async function named(value, workspace, ctx, token) {
   const m = /^([^:]+):(.+)$/.exec(value);
-  if (!m || existsSync2(resolve4(workspace, value))) return { source: workingTree(workspace), path: value };
+  if (!m || existsSync2(resolve3(workspace, value))) return { source: workingTree(workspace), path: value };
   return { source: await sourceAt(m[1], workspace, ctx, token), path: m[2] };
 }
 function maskSecrets(t) {
@@ -5868,7 +5733,7 @@ function maskSecrets(t) {
 function fromPlan(p, workspace) {
   maskSecrets(p.candidate);
   if (p.reference) maskSecrets(p.reference);
-  const abs = (t) => ({ ...t, configFiles: t.configFiles.map((f) => resolve4(workspace, f)) });
+  const abs = (t) => ({ ...t, configFiles: t.configFiles.map((f) => resolve3(workspace, f)) });
   return { candidate: abs(p.candidate), reference: p.reference && abs(p.reference), note: p.note, diff: p.diff };
 }
 async function chooseTargets(s, ctx, workspace) {
@@ -5885,7 +5750,7 @@ async function chooseTargets(s, ctx, workspace) {
     info(`Targets: ${plan.note}`);
     return fromPlan(plan, workspace);
   }
-  if (t.targetFile !== "none" && existsSync2(resolve4(workspace, t.targetFile))) {
+  if (t.targetFile !== "none" && existsSync2(resolve3(workspace, t.targetFile))) {
     if (ctx.pullNumber && ctx.baseSha) {
       const base = await sourceAt(ctx.baseSha, workspace, ctx, s.token);
       const head = ctx.headSha && await hasCommit(workspace, ctx.headSha) ? gitCommit(workspace, ctx.headSha) : workingTree(workspace);
@@ -5930,7 +5795,7 @@ function storedBaseline(file, quiet = false) {
 }
 async function runMode(s, ctx, signal) {
   const workspace = workspaceDir();
-  const baselinePath = resolve5(workspace, s.baselineFile);
+  const baselinePath = resolve4(workspace, s.baselineFile);
   const runId = newRunId();
   saveState("run-id", runId);
   const stored = storedBaseline(baselinePath);
@@ -5981,7 +5846,7 @@ async function mergeMode(s, ctx) {
   const files = findReports(s.reports, workspace);
   const parts = files.map((file) => ({ file, report: readReportFile(file) }));
   info(`Merging ${parts.length} shard report(s): ${files.join(", ")}`);
-  const stored = storedBaseline(resolve5(workspace, s.baselineFile));
+  const stored = storedBaseline(resolve4(workspace, s.baselineFile));
   const report = mergeReports(parts, stored, (m) => warning(m, { title: "rabbitmq-perf-gate merge" }));
   const pub = await publishReport(report, s, ctx, stored?.history);
   const c = await commentOnPullRequest(report, ctx, s, pub.trend);
@@ -5990,7 +5855,7 @@ async function mergeMode(s, ctx) {
 }
 
 // src/github/comment-mode.ts
-import { dirname, join as join4, resolve as resolve6 } from "node:path";
+import { dirname, join as join3, resolve as resolve5 } from "node:path";
 var forged = (file, what) => new GateError(
   `refusing to post this report: ${what}`,
   { file, field: "report" },
@@ -5998,8 +5863,8 @@ var forged = (file, what) => new GateError(
 );
 async function commentMode(s, ctx) {
   const workspace = workspaceDir();
-  const reportFile = resolve6(workspace, s.report);
-  const prFile = join4(dirname(reportFile), PR_INFO_FILE);
+  const reportFile = resolve5(workspace, s.report);
+  const prFile = join3(dirname(reportFile), PR_INFO_FILE);
   const report = readReportFile(reportFile);
   const pr = readPrInfo(prFile);
   if (pr.name !== s.name) {
@@ -6009,7 +5874,7 @@ async function commentMode(s, ctx) {
   if (wr?.headSha && wr.headSha !== pr.headSha) forgedError(prFile, `pr.json names commit ${pr.headSha}, but the run that uploaded it built ${wr.headSha}`);
   if (!ctx.owner || !ctx.repo) throw new GateError("GITHUB_REPOSITORY is not set, so there is no pull request to comment on", { field: "mode" });
   const runUrl = wr?.htmlUrl ?? ctx.runUrl;
-  const trend = trendChart(report, storedBaseline(resolve6(workspace, s.baselineFile), true)?.history, s.trendMetric);
+  const trend = trendChart(report, storedBaseline(resolve5(workspace, s.baselineFile), true)?.history, s.trendMetric);
   await writeJobSummary(renderSummary(report, { name: s.name, runUrl, trend }));
   const out = { report, reportFile, decides: false };
   if (s.comment === "never") {
@@ -6049,7 +5914,7 @@ async function verifyPullRequest(token, ctx, pr, prFile) {
 }
 
 // src/main.ts
-async function run2() {
+async function run() {
   const controller = new AbortController();
   const cancel = () => controller.abort(new Error("the run was cancelled"));
   process.once("SIGTERM", cancel);
@@ -6088,5 +5953,5 @@ async function run2() {
 }
 
 // src/index.ts
-await run2();
+await run();
 setTimeout(() => process.exit(), 3e3).unref();

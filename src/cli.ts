@@ -5,20 +5,25 @@
 // to stdout: a coloured table on a terminal (no colour with NO_COLOR), Markdown when piped, JSON
 // with --json. Exit status: 0 pass/warn/inconclusive, 1 on a regression, 2 on bad input or a
 // broken environment, 130 when interrupted.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Baseline, Comparison, RunReport, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, RunReport, TargetSpec, TrialResult } from './schema/types';
 import { describeError, GateError } from './config/errors';
 import { catalogueIds, loadPresets, resolveScenarios } from './config/catalogue';
 import { readBaseline, baselineFromRun, writeBaseline, trialValues, writeFileAtomic } from './compare/baseline-file';
 import { compareSamples, countChanges, overallVerdict } from './compare/compare';
 import { runPipeline, type Ui } from './pipeline';
+import { defaultRepetitions } from './compare/compare';
 import { estimateSeconds, buildPlan } from './plan/plan';
 import { renderSummary } from './report/markdown';
 import { renderHtml } from './report/html';
 import { writeReportFiles } from './report/files';
-import { delta, num } from './report/format';
+import { num } from './report/format';
+import { colorAllowed, paint, terminalTable } from './report/terminal';
+import { workingTree } from './config/file-source';
+import { loadTarget, type LoadedTarget } from './config/target-file';
+import { lineDiff } from './report/diff';
 import { metricDef } from './metrics/definitions';
 import { fingerprintMismatch, TOOL_VERSION } from './metrics/fingerprint';
 
@@ -37,9 +42,12 @@ Options for run and refresh:
   --management-url URL   its management API (default: http://127.0.0.1:15672)
   --broker-label NAME    name shown for it (default: broker)
   --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
   --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-target FILE run only: the same with a target file instead of an image
   --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
-  --repetitions N        trials per scenario and target (default: 5)
+  --repetitions N        trials per scenario and target (default: 5, or what the selection's
+                         gating metrics need to reach significance, e.g. 6 for metadata)
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
   --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
@@ -55,6 +63,7 @@ Examples:
   rabbitmq-perf-gate list
   rabbitmq-perf-gate run --scenarios smoke --repetitions 3
   rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
+  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
   rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
@@ -64,24 +73,21 @@ Examples:
 const OPTIONS = {
   scenarios: { type: 'string' }, 'broker-url': { type: 'string' }, 'management-url': { type: 'string' },
   'broker-label': { type: 'string' }, image: { type: 'string' }, 'baseline-image': { type: 'string' },
+  target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
   warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
   json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 type Values = ReturnType<typeof parse>['values'];
 
-const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
+const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
 const COMMANDS: Record<string, { options: string[]; args: number }> = {
-  run: { options: [...RUN_OPTS, 'baseline-image'], args: 0 },
+  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target'], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ['json', 'html'], args: 2 },
   report: { options: ['json', 'html'], args: 1 },
   list: { options: ['json'], args: 0 },
 };
-
-const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
-  || (Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb');
-const paint = (on: boolean) => (code: string, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
 
 function numberOpt(name: string, v: string | undefined, min: number, integer = false): number | undefined {
   if (v === undefined) return undefined;
@@ -148,38 +154,6 @@ function terminalUi(labels: Record<string, string>): Ui & { stop(): void } {
   };
 }
 
-/** The comparison table for a terminal, verdicts and deltas coloured unless colour is off. */
-function terminalTable(r: RunReport, color: boolean): string {
-  const c = paint(color);
-  const vc: Record<string, string> = { pass: '32', warn: '33', fail: '1;31', inconclusive: '2' };
-  const icon: Record<string, string> = { pass: '✔', warn: '!', fail: '✘', inconclusive: '?' };
-  const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
-  if (!r.comparisons.length) return `${head}\n(no comparisons: nothing to compare with)\n`;
-  const order = (x: Comparison) => (x.verdict === 'fail' ? 0 : x.verdict === 'warn' ? 1 : x.gating ? 2 : 3);
-  // Gating metrics always; reported-only ones when they moved. Everything is in --json / --html.
-  const cs = r.comparisons.filter((x) => x.gating || x.verdict === 'fail' || x.verdict === 'warn' || x.change === 'better' || x.change === 'worse').sort((a, b) => order(a) - order(b));
-  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
-  const rows = cs.map((x) => [
-    x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''), metricDef(x.metric).label + (x.gating ? ' ★' : ''),
-    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), `${x.nBaseline}+${x.nCandidate}`, x.verdict + (x.gating ? '' : ' (info)'),
-  ]);
-  const hidden = r.comparisons.length - cs.length;
-  const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
-  const header = ['Scenario', 'Metric', 'Baseline', 'Now', 'Δ [95 % CI]', 'n', 'Verdict'];
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const right = new Set([2, 3, 4, 5]);
-  const pad = (row: string[]) => row.map((s, i) => (right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
-  const body = rows.map((row, k) => {
-    const x = cs[k];
-    const cells = pad(row);
-    if (x.change !== 'same' && x.change !== 'unknown') cells[4] = c(x.change === 'better' ? '32' : '31', cells[4]);
-    cells[6] = c(vc[x.verdict] ?? '0', row[6]);
-    return cells.join('  ').trimEnd();
-  });
-  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
-  return [head, against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
-}
-
 function emit(report: RunReport, v: Values, markdown: () => string): void {
   if (v.html) {
     writeFileAtomic(resolve(v.html), renderHtml(report));
@@ -190,25 +164,64 @@ function emit(report: RunReport, v: Values, markdown: () => string): void {
   else process.stdout.write(markdown());
 }
 
-function targets(mode: 'check' | 'refresh', v: Values): { candidate: TargetSpec; reference?: TargetSpec } {
-  if (v.image && (v['broker-url'] || v['management-url'])) throw new GateError('starts its own broker, so it cannot be combined with --broker-url or --management-url', { field: '--image' });
+/** A target file from the working tree; config paths in it are relative to the current directory. */
+async function targetFile(option: 'target' | 'baseline-target', file: string, id: string): Promise<LoadedTarget> {
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new GateError('target file not found', { file, field: `--${option}` }, 'give the path of a target file (see docs/targets.md), relative to the current directory');
+  }
+  const t = await loadTarget(workingTree(process.cwd()), file, id);
+  // Credentials in env (RABBITMQ_DEFAULT_PASS, …) never reach the report's diff of the two files.
+  const secrets = Object.entries(t.spec.env ?? {}).filter(([k, x]) => /PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && x && x !== 'guest').map(([, x]) => x);
+  const text = secrets.reduce((acc, x) => acc.split(x).join('***'), t.text);
+  return { ...t, text, spec: { ...t.spec, configFiles: t.spec.configFiles.map((f) => resolve(f)) } };
+}
+
+interface CliTargets { candidate: TargetSpec; reference?: TargetSpec; note?: string; diff?: string }
+
+async function targets(mode: 'check' | 'refresh', v: Values): Promise<CliTargets> {
+  const url = v['broker-url'] ? '--broker-url' : v['management-url'] ? '--management-url' : undefined;
+  if (v.image && v.target) throw new GateError('cannot be combined with --image: both describe the broker to measure', { field: '--target' }, 'keep one of them');
+  if (v['baseline-image'] && v['baseline-target']) throw new GateError('cannot be combined with --baseline-image: both describe the reference broker', { field: '--baseline-target' }, 'keep one of them');
+  for (const opt of ['image', 'target'] as const) {
+    if (v[opt] && url) throw new GateError(`starts its own broker, so it cannot be combined with ${url}`, { field: `--${opt}` }, `drop ${url}, or drop --${opt} to measure the broker at the URL`);
+  }
   const docker = (id: string, image: string): TargetSpec => ({ id, label: image, kind: 'docker', image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' });
-  const candidate: TargetSpec = v.image ? docker('candidate', v.image) : {
+  const candFile = v.target ? await targetFile('target', v.target, 'candidate') : undefined;
+  const refFile = mode === 'check' && v['baseline-target'] ? await targetFile('baseline-target', v['baseline-target'], 'baseline') : undefined;
+  const candidate: TargetSpec = candFile ? candFile.spec : v.image ? docker('candidate', v.image) : {
     id: 'candidate', label: v['broker-label'] ?? 'broker', kind: 'url',
     amqpUrl: v['broker-url'] ?? 'amqp://guest:guest@127.0.0.1:5672',
     managementUrl: v['management-url'] ?? 'http://127.0.0.1:15672',
   };
-  if (v.image && v['broker-label']) candidate.label = v['broker-label'];
-  const reference = mode === 'check' && v['baseline-image'] ? docker('baseline', v['baseline-image']) : undefined;
-  return { candidate, reference };
+  if ((v.image || v.target) && v['broker-label']) candidate.label = v['broker-label'];
+  const reference: TargetSpec | undefined = refFile ? refFile.spec : mode === 'check' && v['baseline-image'] ? docker('baseline', v['baseline-image']) : undefined;
+  // Two files on the same image get the same default label: tell them apart by file name.
+  if (reference && reference.label === candidate.label) {
+    if (refFile) reference.label = `${reference.label} (${basename(v['baseline-target']!)})`;
+    if (candFile) candidate.label = `${candidate.label} (${basename(v.target!)})`;
+  }
+  if (!candFile && !refFile) return { candidate, reference };
+  const describe = (file: string | undefined, t: TargetSpec) => (file ?? (t.kind === 'docker' ? `image ${t.image}` : `the broker at --broker-url (${t.label})`));
+  const note = reference ? `${describe(v.target, candidate)} against ${describe(v['baseline-target'], reference)}${candFile && refFile && candFile.digest === refFile.digest ? ' — identical descriptions: an A/A run' : ''}` : `${v.target} against the stored baseline`;
+  const diff = candFile && refFile && candFile.digest !== refFile.digest ? lineDiff(refFile.text, candFile.text) : undefined;
+  return { candidate, reference, note, diff };
+}
+
+/** RABBITMQ_PERF_GATE_RUN_ID labels the containers (rabbitmq-perf-gate.run=…) and names the trial vhosts. */
+function runIdFromEnv(): string | undefined {
+  const id = process.env.RABBITMQ_PERF_GATE_RUN_ID;
+  if (!id) return undefined;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new GateError(`is "${id}"`, { field: 'RABBITMQ_PERF_GATE_RUN_ID' }, 'use up to 64 letters, digits, - or _');
+  return id;
 }
 
 async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number> {
   const baselineFile = resolve(v['baseline-file'] ?? '.github/rabbitmq-perf/baseline.json');
-  const { candidate, reference } = targets(mode, v);
+  const { candidate, reference, note, diff } = await targets(mode, v);
+  const runId = runIdFromEnv();
   resolveScenarios(v.scenarios ?? 'pr'); // bad scenario input fails here, before anything else is said
   const opts = {
-    repetitions: numberOpt('repetitions', v.repetitions, 1, true) ?? 5, seed: numberOpt('seed', v.seed, 0, true),
+    repetitions: numberOpt('repetitions', v.repetitions, 1, true), seed: numberOpt('seed', v.seed, 0, true),
     duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0),
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t!.id, t!.label])));
@@ -222,7 +235,7 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
   process.once('SIGTERM', abort);
   let report: RunReport;
   try {
-    report = await runPipeline({ scenarios: v.scenarios ?? 'pr', candidate, reference, mode, stored, signal: controller.signal, ...opts }, ui);
+    report = await runPipeline({ scenarios: v.scenarios ?? 'pr', candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
   } finally {
     ui.stop();
     process.off('SIGINT', abort);
@@ -247,7 +260,8 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
 function listCommand(v: Values): number {
   const presets = loadPresets().map((p) => {
     const { scenarios } = resolveScenarios(p.name);
-    return { name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id), secondsPerTargetAt5: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], 5, 1))) };
+    const repetitions = defaultRepetitions(scenarios);
+    return { name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id), repetitions, secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], repetitions, 1))) };
   });
   const scenarios = catalogueIds().map((id) => {
     const specs = resolveScenarios(id).scenarios;
@@ -259,7 +273,7 @@ function listCommand(v: Values): number {
     return 0;
   }
   const lines = ['Presets:'];
-  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTargetAt5 / 60)} min per target at 5 repetitions — ${p.description}`);
+  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min per target at ${p.repetitions} repetitions — ${p.description}`);
   lines.push('', 'Scenarios (warm-up + measured seconds; ×N: variants over the file\'s axes):');
   for (const s of scenarios) {
     const text = s.description.replace(/\s+/g, ' ');

@@ -1,9 +1,10 @@
 // The pipeline shared by the CLI and the action: configuration → broker → workload → metrics →
 // compare. It resolves scenarios, starts (or attaches to) every target, runs the interleaved
 // trial plan, always stops what it started, and returns one RunReport. Reporting and GitHub are
-// the callers' business.
+// the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
+// start) are skipped on every target, with a warning and a note in the report's errors.
 import { randomBytes } from 'node:crypto';
-import type { Baseline, RunError, RunReport, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, RunError, RunReport, ScenarioSpec, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';
 import { resolveScenarios } from './config/catalogue';
 import { describeError, GateError } from './config/errors';
@@ -14,7 +15,7 @@ import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
 import { fingerprint, fingerprintMismatch, TOOL, TOOL_VERSION } from './metrics/fingerprint';
-import { compareSamples, countChanges, overallVerdict } from './compare/compare';
+import { compareSamples, countChanges, defaultRepetitions, overallVerdict, trialsNeeded } from './compare/compare';
 import { trialValues } from './compare/baseline-file';
 
 export interface RunOptions {
@@ -23,7 +24,8 @@ export interface RunOptions {
   candidate: TargetSpec;
   /** A same-run reference target; when given, it decides the verdict. */
   reference?: TargetSpec;
-  repetitions: number;
+  /** Trials per scenario and target; default: defaultRepetitions() of the whole selection. */
+  repetitions?: number;
   seed?: number;
   mode: RunReport['mode'];
   /** The stored baseline to compare with (check mode), if one could be read. */
@@ -60,12 +62,14 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const runId = opts.runId ?? newRunId();
   const seed = opts.seed ?? randomBytes(4).readUInt32BE(0);
   const selection = resolveScenarios(opts.scenarios, opts.cwd);
-  const scenarios = shardScenarios(selection.scenarios.map((s) => ({
+  // From the whole selection (not this shard's part), so every shard runs the same n.
+  const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios);
+  let scenarios = shardScenarios(selection.scenarios.map((s) => ({
     ...s,
     durationSeconds: opts.duration ?? s.durationSeconds,
     warmupSeconds: opts.warmup ?? s.warmupSeconds,
-  })), opts.shard, opts.repetitions);
-  if (!(opts.repetitions >= 1)) throw new GateError(`repetitions must be at least 1, got ${opts.repetitions}`, { field: 'repetitions' });
+  })), opts.shard, repetitions);
+  if (!(repetitions >= 1)) throw new GateError(`repetitions must be at least 1, got ${repetitions}`, { field: 'repetitions' });
   const specs = [opts.candidate, ...(opts.reference ? [opts.reference] : [])];
   const errors: RunError[] = [];
   const handles: BrokerHandle[] = [];
@@ -83,10 +87,12 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
       handles.push(h);
       ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
     }
-    const plan = buildPlan(scenarios, specs.map((s) => s.id), opts.repetitions, seed);
+    scenarios = skipUnrunnable(scenarios, handles, errors, ui);
+    if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui);
+    const plan = buildPlan(scenarios, specs.map((s) => s.id), repetitions, seed);
     planned = plan.length;
     let remaining = estimateSeconds(plan);
-    ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${opts.repetitions}), about ${Math.round(remaining)} s, seed ${seed}`);
+    ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${repetitions}), about ${Math.round(remaining)} s, seed ${seed}`);
     for (const p of plan) {
       if (trialSignal.aborted) break;
       const handle = handles[specs.findIndex((s) => s.id === p.target)];
@@ -106,7 +112,33 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
     const cut = trials.at(-1) && !trials.at(-1)!.valid ? ' (the last one cut short)' : '';
     errors.push({ scope: 'run', message: `Stopped early: ${why} after ${trials.length} of ${planned} planned trials${cut}; ${planned - trials.length} did not start.` });
   }
-  return assembleReport({ opts, scenarios, handles, trials, errors, seed, preset: selection.name, started });
+  return assembleReport({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started });
+}
+
+/** Drops the restart scenarios when any target cannot restart its node (a broker attached by URL,
+ *  a cluster), on every target so that A/B stays paired: one warning, and one error per scenario
+ *  whose scope is its id (not 'run', so a skip alone never changes the verdict). */
+export function skipUnrunnable(scenarios: ScenarioSpec[], handles: Pick<BrokerHandle, 'info' | 'restartNode'>[],
+  errors: RunError[], ui: Pick<Ui, 'warn'>): ScenarioSpec[] {
+  const unable = handles.filter((h) => typeof h.restartNode !== 'function');
+  const skipped = unable.length ? scenarios.filter((s) => s.kind === 'restart') : [];
+  if (!skipped.length) return scenarios;
+  const who = unable.map((h) => `${h.info.label} (${h.info.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'})`).join(' and ');
+  const both = handles.length > 1 ? ` on both targets${unable.length < handles.length ? ', to keep the A/B paired' : ''}` : '';
+  const why = `restarts the broker node, which needs a single-node docker target started by this tool; ${who} cannot be restarted`;
+  ui.warn(`Skipping ${skipped.map((s) => s.id).join(', ')}${both}: ${skipped.length > 1 ? 'each' : 'it'} ${why}.`);
+  for (const s of skipped) errors.push({ scope: s.id, message: `Skipped${both}: this scenario ${why}. Run it on a docker target (image:).` });
+  return scenarios.filter((s) => !skipped.includes(s));
+}
+
+/** Holm's correction over many gating metrics puts significance out of reach of small samples:
+ *  say so before the run rather than after it (every gating metric would be inconclusive). */
+export function warnIfUnderpowered(scenarios: ScenarioSpec[], repetitions: number, ui: Pick<Ui, 'warn'>): void {
+  const gating = scenarios.reduce((sum, s) => sum + s.gate.length, 0);
+  const needed = trialsNeeded(gating);
+  if (gating === 0 || repetitions >= needed) return;
+  ui.warn(`${repetitions} trials per side cannot reach significance across ${gating} gating metrics (Holm's correction): `
+    + `every gating metric will be inconclusive. Use repetitions ≥ ${needed}, or fewer scenarios.`);
 }
 
 /** The per-run time limit as an AbortSignal whose reason says what happened. */
@@ -126,6 +158,7 @@ interface Assembly {
   trials: TrialResult[];
   errors: RunError[];
   seed: number;
+  repetitions: number;
   preset: string;
   started: number;
 }
@@ -169,7 +202,7 @@ function assembleReport(a: Assembly): RunReport {
     mode: a.opts.mode,
     fingerprint: fp,
     preset: a.preset,
-    repetitions: a.opts.repetitions,
+    repetitions: a.repetitions,
     seed: a.seed,
     scenarios: a.scenarios,
     targets: a.handles.map((h) => h.info),

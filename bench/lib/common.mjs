@@ -19,9 +19,9 @@ export const WORKLOADS = {
 };
 
 /** Starts a private broker container (see container-broker.ts); `stop()` removes it. */
-export async function containerBroker(image) {
+export async function containerBroker(image, configFiles = []) {
   const mod = await import(await bundle('bench/lib/container-broker.ts'));
-  return mod.start(image);
+  return mod.start(image, {}, configFiles);
 }
 
 /**

@@ -3,6 +3,7 @@
 // Prometheus, distribution and epmd ports (host networking shares the host's ports), copies the
 // user's config files to /etc/rabbitmq, waits for AMQP + management, joins clusters, runs setup
 // commands and records what the broker is. Whatever fails, the containers it started are removed.
+// A single-node target can restart its node in place (src/broker/restart.ts): `restart` scenarios.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
 import type { BrokerHandle, BrokerProvider } from './provider';
+import { restartContainer } from './restart';
 import { maskUrl } from './urls';
 
 export interface DockerProviderOptions {
@@ -283,6 +285,12 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     const mgmt = new ManagementClient(managementUrl);
     const id = await mgmt.identity();
     let stopped = false;
+    // A cluster's nodes share one epmd (host networking), living in whichever container started it
+    // first: restarting that container would cut the others off, so only single nodes restart.
+    const restart = count === 1 ? {
+      restartNode: () => restartContainer(nodes[0].name,
+        () => waitReady(nodes[0], amqpUrl, mgmt, opts.readyTimeoutMs ?? 120_000, spec.image)),
+    } : {};
     return {
       containers: names,
       prometheusUrls: nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`),
@@ -298,8 +306,10 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         configDigest: configDigest(spec.image, files),
         rabbitmqVersion: id.rabbitmqVersion,
         erlangVersion: id.erlangVersion,
+        metadataStore: id.metadataStore,
         nodes: id.nodes,
       },
+      ...restart,
       stop: async () => {
         if (stopped) return;
         stopped = true;

@@ -46,6 +46,7 @@ export async function attachExisting(spec: UrlTargetSpec): Promise<BrokerHandle>
       managementUrl: mgmt.publicUrl,
       rabbitmqVersion: id.rabbitmqVersion,
       erlangVersion: id.erlangVersion,
+      metadataStore: id.metadataStore,
       nodes: id.nodes,
     },
     stop: async () => undefined,

@@ -2,12 +2,19 @@
 // per-trial vhosts, queue depths and definitions import. Credentials come from the URL's userinfo
 // and are sent as basic auth, never logged.
 import { GateError } from '../config/errors';
-import type { NodeInfo } from '../schema/types';
+import type { MetadataStore, NodeInfo } from '../schema/types';
 
 export interface BrokerIdentity {
   rabbitmqVersion: string;
   erlangVersion: string;
+  /** undefined when the feature flags could not be read. */
+  metadataStore?: MetadataStore;
   nodes: NodeInfo[];
+}
+
+/** Feature flag khepri_db enabled → khepri; disabled, changing or absent (before 3.13) → mnesia. */
+export function metadataStoreOf(flags: Array<{ name?: string; state?: string }>): MetadataStore {
+  return flags.some((f) => f.name === 'khepri_db' && f.state === 'enabled') ? 'khepri' : 'mnesia';
 }
 
 export class ManagementClient {
@@ -64,8 +71,19 @@ export class ManagementClient {
     return {
       rabbitmqVersion: overview.rabbitmq_version ?? overview.product_version ?? 'unknown',
       erlangVersion: overview.erlang_version ?? 'unknown',
+      metadataStore: await this.metadataStore(),
       nodes: nodes.map((n) => ({ name: n.name, memUsedBytes: n.mem_used, memLimitBytes: n.mem_limit, processors: n.processors })),
     };
+  }
+
+  /** Which metadata store the broker runs on (GET /api/feature-flags); undefined when it cannot be read. */
+  async metadataStore(): Promise<MetadataStore | undefined> {
+    try {
+      const flags = await this.request<Array<{ name?: string; state?: string }>>('GET', '/api/feature-flags');
+      return Array.isArray(flags) ? metadataStoreOf(flags) : undefined;
+    } catch {
+      return undefined; // a user without the administrator tag, an old broker: not a reason to stop the run
+    }
   }
 
   async createVhost(vhost: string, user: string): Promise<void> {

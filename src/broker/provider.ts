@@ -1,6 +1,7 @@
 // The broker stage's contract. A provider turns a TargetSpec into a running, reachable broker
 // (attaching to an existing one or starting containers) and removes whatever it started.
-// Later stages only see BrokerHandle: URLs to talk to and the TargetInfo to record.
+// Later stages only see BrokerHandle: URLs to talk to, the TargetInfo to record, and optional
+// capabilities such as restarting a node (only where this tool started the broker itself).
 import type { TargetInfo, TargetSpec } from '../schema/types';
 
 export interface BrokerHandle {
@@ -9,8 +10,22 @@ export interface BrokerHandle {
   amqpUrl: string;
   /** Management API base URL including credentials, e.g. http://guest:guest@127.0.0.1:15672 */
   managementUrl: string;
+  /** Restarts node 1 in place, keeping its data (durable queues, policies, feature flags), and
+   *  times it. Only providers that started the broker offer it: a broker attached by URL is never
+   *  restarted. Resolves once the node accepts AMQP and its management API answers again. */
+  restartNode?(): Promise<NodeRestart>;
   /** Stops and removes everything this provider started for the target. Idempotent. */
   stop(): Promise<void>;
+}
+
+/** What one node restart took. */
+export interface NodeRestart {
+  /** From asking the node to stop until it had exited. */
+  stopSeconds: number;
+  /** From starting it again until it accepted AMQP and its management API answered. */
+  startSeconds: number;
+  /** The node did not stop within the grace period and was killed: the start was a crash recovery. */
+  killed: boolean;
 }
 
 export interface BrokerProvider {

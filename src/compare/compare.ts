@@ -20,6 +20,12 @@ export function trialsNeeded(tests: number): number {
   return n;
 }
 
+/** The default n per side: 5, or more when the selection has so many gating metrics that Holm's
+ *  correction would put significance out of reach of 5 trials (e.g. the metadata preset). */
+export function defaultRepetitions(scenarios: ScenarioSpec[]): number {
+  return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0)));
+}
+
 export interface Sample {
   label: string;
   /** scenario id → metric id → values, one per valid trial. */

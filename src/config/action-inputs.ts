@@ -14,7 +14,8 @@ export type RefreshCommit = 'pr' | 'direct' | 'none';
 export interface ActionSettings {
   scenarios: string;
   candidate: TargetSpec;
-  repetitions: number;
+  /** Absent: the pipeline's default for the selection (src/pipeline.ts defaultRepetitions). */
+  repetitions?: number;
   mode: ActionMode;
   baselineFile: string;
   failOnRegression: boolean;
@@ -135,7 +136,7 @@ export function readActionInputs(): ActionSettings {
   return {
     scenarios: core.getInput('scenarios') || 'pr',
     candidate: { id: 'candidate', label: core.getInput('broker-label') || 'broker', kind: 'url', amqpUrl, managementUrl },
-    repetitions: number('repetitions', 1, true) ?? 5,
+    repetitions: number('repetitions', 1, true),
     mode,
     baselineFile: core.getInput('baseline-file') || '.github/rabbitmq-perf/baseline.json',
     failOnRegression: bool('fail-on-regression', true),

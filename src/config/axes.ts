@@ -1,7 +1,7 @@
 // Axes and scale for scenario files. `axes:` expands one file into one spec per combination of
 // message size and queue type, with ids like one_fast[size=100,queue=quorum]; `scale:` trims the
 // original command's client, queue and message counts by one factor (7000 publishers × 0.05 = 350).
-import type { ImportSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
+import type { ImportSpec, RestartSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
 import { clampSize } from './perftest-args';
 
 export const QUEUE_TYPES = ['classic', 'classic-v1', 'classic-v2', 'quorum', 'stream'] as const;
@@ -29,6 +29,13 @@ export function scaleImport(imp: ImportSpec, f: number, what: readonly Scalable[
   if (f === 1 || !what.includes('imports')) return;
   imp.queues = times(imp.queues, f);
   imp.vhosts = times(imp.vhosts, f);
+}
+
+/** A restart's queue count follows `queues`, its messages per queue `messages`. */
+export function scaleRestart(r: RestartSpec, f: number, what: readonly Scalable[]): void {
+  if (f === 1) return;
+  if (what.includes('queues')) r.queues = times(r.queues, f);
+  if (what.includes('messages')) r.messagesPerQueue = times(r.messagesPerQueue, f);
 }
 
 const STREAM_UNSUPPORTED = ['x-max-length', 'x-single-active-consumer', 'x-message-ttl', 'x-dead-letter-exchange',

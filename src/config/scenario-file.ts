@@ -1,16 +1,16 @@
 // Scenario files: YAML validated against schema/scenario.schema.json, every error reported with
 // file, line and field. A file's `perf-test:` line is translated first, then `workload:` fields
 // override it, so users can paste PerfTest commands from RabbitMQ's blog posts. A file may hold
-// `phases:` (fill, then drain), `churn:` or `import:` instead of one messaging run, and expands
-// over `axes:` (size × queue type) after `scale:` trims its counts (see src/config/axes.ts).
+// `phases:` (fill, then drain), `churn:`, `import:` or `restart:` instead of one messaging run, and
+// expands over `axes:` (size × queue type) after `scale:` trims its counts (see src/config/axes.ts).
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
-import type { ChurnSpec, ImportSpec, PhaseSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
+import type { ChurnSpec, ImportSpec, PhaseSpec, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
 import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
 import { GateError, type Where } from './errors';
 import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
-import { DEFAULT_SCALED, expandAxes, scaleImport, scaleWorkload, type Axes, type Scalable } from './axes';
+import { DEFAULT_SCALED, expandAxes, scaleImport, scaleRestart, scaleWorkload, type Axes, type Scalable } from './axes';
 import { packagePath } from './paths';
 
 interface RawWorkload { 'perf-test'?: string; workload?: Partial<WorkloadParams> }
@@ -27,6 +27,7 @@ interface RawScenario extends RawWorkload {
   phases?: RawPhase[];
   churn?: Partial<ChurnSpec> & Pick<ChurnSpec, 'object'>;
   import?: Partial<ImportSpec> & Pick<ImportSpec, 'queues'>;
+  restart?: Partial<RestartSpec> & Pick<RestartSpec, 'queues'>;
   setup?: { policies?: RawPolicy[]; queues?: string[]; deadLetterQueue?: string };
   axes?: Axes;
   scale?: number;
@@ -131,8 +132,8 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   };
   const { w: workload, run } = build(perfTestDefaults(raw.id), raw, '');
 
-  const present = (['phases', 'churn', 'import'] as const).filter((k) => raw[k] !== undefined);
-  if (present.length > 1) throw new GateError(`a scenario is one of phases, churn or import, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
+  const present = (['phases', 'churn', 'import', 'restart'] as const).filter((k) => raw[k] !== undefined);
+  if (present.length > 1) throw new GateError(`a scenario is one of phases, churn, import or restart, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
   const kind: ScenarioKind = (present[0] as ScenarioKind | undefined) ?? 'messaging';
 
   const phases = raw.phases?.map((p, i): PhaseSpec => {
@@ -154,6 +155,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     queueType: raw.import.queueType ?? 'classic', reimport: raw.import.reimport ?? true,
   };
   if (imp && imp.queues === 0 && imp.vhosts === 0) throw new GateError('an import needs queues, vhosts or both', at('/import/queues', 'import.queues'));
+  const restart = raw.restart && parseRestart(raw.restart, at);
   const setup: SetupSpec | undefined = raw.setup && {
     policies: (raw.setup.policies ?? []).map((p) => ({ name: p.name, pattern: p.pattern, definition: p.definition, applyTo: p['apply-to'] ?? 'queues', priority: p.priority ?? 0 })),
     queues: raw.setup.queues ?? [],
@@ -164,6 +166,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   const scaled = raw.scaled ?? DEFAULT_SCALED;
   for (const w of [workload, ...(phases ?? []).map((p) => p.workload)]) scaleWorkload(w, scale, scaled);
   if (imp) scaleImport(imp, scale, scaled);
+  if (restart) scaleRestart(restart, scale, scaled);
 
   checkAxes(raw, kind, workload, phases, at);
   const gate = raw.gate ?? defaultGate(kind, workload, churn, imp);
@@ -179,7 +182,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     description: raw.description.trim(),
     origin: { source: raw.origin.source, command: raw.origin.command.trim() },
     workload,
-    warmupSeconds: raw.warmup ?? (kind === 'import' ? 0 : 2),
+    warmupSeconds: raw.warmup ?? (kind === 'import' || kind === 'restart' ? 0 : 2),
     durationSeconds: raw.duration ?? run.time ?? 10,
     gate,
     tolerances: raw.tolerances ?? {},
@@ -189,6 +192,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     ...(phases ? { phases } : {}),
     ...(churn ? { churn } : {}),
     ...(imp ? { import: imp } : {}),
+    ...(restart ? { restart } : {}),
     ...(setup ? { setup } : {}),
     ...(scale !== 1 ? { scale } : {}),
     ...(notes.length ? { notes } : {}),
@@ -200,13 +204,31 @@ function defaultGate(kind: ScenarioKind, w: WorkloadParams, churn?: ChurnSpec, i
   if (kind === 'phases') return ['fill_rate', 'drain_rate'];
   if (kind === 'churn') return [CHURN_METRIC[churn!.object]];
   if (kind === 'import') return imp!.reimport ? ['import_seconds', 'reimport_seconds'] : ['import_seconds'];
+  if (kind === 'restart') return ['node_start_seconds'];
   return DEFAULT_GATE.filter((m) => (m === 'published_rate' ? w.producers > 0 : m === 'consumed_rate' ? w.consumers > 0 : w.producers > 0 && w.consumers > 0));
+}
+
+/** The restart block with its defaults; only combinations that can come back are accepted. */
+function parseRestart(r: NonNullable<RawScenario['restart']>, at: (p: string, f: string) => Where): RestartSpec {
+  const spec: RestartSpec = {
+    queues: r.queues, queueType: r.queueType ?? 'classic', durable: r.durable ?? true,
+    messagesPerQueue: r.messagesPerQueue ?? 0, messageSize: r.messageSize ?? 100,
+  };
+  if (!spec.durable && spec.queueType === 'quorum') {
+    throw new GateError('quorum queues are always durable', at('/restart/durable', 'restart.durable'), 'remove durable: false, or use queueType: classic');
+  }
+  if (!spec.durable && spec.messagesPerQueue > 0) {
+    throw new GateError('messages in transient queues do not survive a restart', at('/restart/messagesPerQueue', 'restart.messagesPerQueue'),
+      'set durable: true, or messagesPerQueue: 0');
+  }
+  return spec;
 }
 
 function checkAxes(raw: RawScenario, kind: ScenarioKind, w: WorkloadParams, phases: PhaseSpec[] | undefined, at: (p: string, f: string) => Where): void {
   const types = raw.axes?.queueType ?? [];
   const where = at('/axes/queueType', 'axes.queueType');
   if (kind === 'churn' && raw.axes) throw new GateError('churn scenarios take no axes', at('/axes', 'axes'), 'use churn.durable, or one file per variant');
+  if (kind === 'restart' && raw.axes) throw new GateError('restart scenarios take no axes', at('/axes', 'axes'), 'use restart.queueType, one file per queue type');
   if (kind === 'import' && raw.axes?.size) throw new GateError('import scenarios have no message size', at('/axes/size', 'axes.size'));
   if (kind === 'import' && types.some((t) => t.startsWith('classic-'))) throw new GateError('import takes classic, quorum or stream', where);
   if (!types.includes('stream')) return;

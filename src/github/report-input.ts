@@ -38,7 +38,7 @@ const REPORT_SCHEMA = obj({
     warmupSeconds: num, durationSeconds: num, file: str, lines: { type: 'object', additionalProperties: num },
     workload: { type: 'object' }, origin: { type: 'object' },
   }, ['description', 'workload', 'origin'])),
-  targets: list(obj({ id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, image: str, nodes: list({ type: 'object' }) }, ['image'])),
+  targets: list(obj({ id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, metadataStore: oneOf('mnesia', 'khepri'), image: str, nodes: list({ type: 'object' }) }, ['image', 'metadataStore'])),
   candidate: id,
   trials: list(obj({
     scenario: id, target: id, trial: int, order: int, startedAt: str, valid: { type: 'boolean' }, invalidReason: str,

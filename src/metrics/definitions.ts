@@ -1,5 +1,5 @@
 // The metric registry: every metric id a trial can report, with its unit, kind and which
-// direction is better (messaging, phases, churn and import metrics alike). Compare and report look metrics up here; nothing else hard-codes them.
+// direction is better (messaging, phases, churn, import and node restart metrics alike). Compare and report look metrics up here; nothing else hard-codes them.
 import type { Direction, MetricKind } from '../schema/types';
 
 export interface MetricDef {
@@ -50,6 +50,11 @@ export const METRICS: MetricDef[] = [
   // Definitions import (src/workload/definitions-import.ts) through the management API.
   { id: 'import_seconds', label: 'definitions import', unit: 's', kind: 'duration', direction: 'lower' },
   { id: 'reimport_seconds', label: 'definitions re-import', unit: 's', kind: 'duration', direction: 'lower' },
+  // Node restart with N queues (src/workload/restart.ts), docker targets only. Start: from docker
+  // start until AMQP, the management API and all N queues are back; the count is a sanity check.
+  { id: 'node_start_seconds', label: 'node start with queues', unit: 's', kind: 'duration', direction: 'lower' },
+  { id: 'node_stop_seconds', label: 'node stop with queues', unit: 's', kind: 'duration', direction: 'lower' },
+  { id: 'recovered_queues', label: 'queues back after restart', unit: 'queues', kind: 'count', direction: 'higher' },
 ];
 
 /** The metric each churn object reports (scenario files' default gate, src/workload/churn.ts). */
@@ -77,6 +82,8 @@ export const DEFAULT_TOLERANCE: Record<MetricKind, number> = {
   latency: 0.25,
   duration: 0.15,
   memory: 0.15,
+  // Sanity counts (a trial with a wrong count is invalid, so valid trials agree exactly).
+  count: 0.01,
 };
 
 export function toleranceFor(id: string, overrides: Record<string, number>): number {

@@ -81,7 +81,7 @@ function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: n
 function targetsTable(targets: TargetInfo[], data: ChartData): string {
   const color = (id: string) => data.targets.find((t) => t.id === id)?.color ?? '#475569';
   const rows = targets.map((t) => `<tr><td><i class="sw" style="background:${h(color(t.id))}"></i>${h(t.label)}</td><td>${h(t.id)}</td><td>${h(t.kind)}</td>`
-    + `<td>${h(t.rabbitmqVersion)}</td><td>${h(t.erlangVersion)}</td><td>${h(t.image ?? '–')}${t.configDigest ? `<br><span class="small muted">config ${h(t.configDigest.slice(0, 19))}</span>` : ''}</td>`
+    + `<td>${h(t.rabbitmqVersion)}${t.metadataStore ? `<br><span class="small muted">${h(t.metadataStore)}</span>` : ''}</td><td>${h(t.erlangVersion)}</td><td>${h(t.image ?? '–')}${t.configDigest ? `<br><span class="small muted">config ${h(t.configDigest.slice(0, 19))}</span>` : ''}</td>`
     + `<td><code>${h(t.amqpUrl)}</code><br><code>${h(t.managementUrl)}</code></td>`
     + `<td>${(t.nodes ?? []).map((n) => `${h(n.name)}${n.processors ? `, ${n.processors} cpu` : ''}${n.memLimitBytes ? `, mem limit ${h(num(n.memLimitBytes / 2 ** 30))} GiB` : ''}`).join('<br>') || '–'}</td></tr>`).join('');
   return `<table><thead><tr><th>Target</th><th>Id</th><th>Kind</th><th>RabbitMQ</th><th>Erlang</th><th>Image</th><th>URLs</th><th>Nodes</th></tr></thead><tbody>${rows || '<tr><td colspan="8">none started</td></tr>'}</tbody></table>`;

@@ -47,7 +47,7 @@ function headline(r: RunReport, name: string): string {
 
 function environment(r: RunReport): string {
   const f = r.fingerprint;
-  const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.image ? `, image ${code(t.image)}` : ''}`).join('; ');
+  const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.metadataStore ? `, metadata store ${md(t.metadataStore)}` : ''}${t.image ? `, image ${code(t.image)}` : ''}`).join('; ');
   return [
     `**Decided by:** ${md(r.decidedBy)}.`,
     `**Rule:** exact Mann-Whitney U per metric, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${Math.round((1 - ALPHA) * 100)} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.`,
@@ -69,6 +69,8 @@ function invalidTrials(r: RunReport): string {
   const lines = bad.slice(0, 20).map((t) => `- ${md(t.scenario)} on ${md(t.target)}, trial ${t.trial + 1}: ${md(t.invalidReason)}`);
   if (bad.length > 20) lines.push(`- … and ${bad.length - 20} more`);
   for (const e of r.errors.filter((e) => e.scope === 'run')) lines.push(`- ${md(e.message)}`);
+  // Scenario-level notes (e.g. a restart scenario skipped on a URL target); trial errors are above.
+  for (const e of r.errors.filter((e) => e.scope !== 'run' && !/, trial \d+$/.test(e.scope))) lines.push(`- ${md(e.scope)}: ${md(e.message)}`);
   return `\n### Excluded trials and errors (${bad.length} of ${r.trials.length} trials invalid)\n${lines.join('\n')}\n`;
 }
 

@@ -8,7 +8,7 @@ export const SCHEMA_VERSION = 1;
 
 /** Which way is better for a metric. */
 export type Direction = 'higher' | 'lower';
-export type MetricKind = 'throughput' | 'latency' | 'churn' | 'duration' | 'memory';
+export type MetricKind = 'throughput' | 'latency' | 'churn' | 'duration' | 'memory' | 'count';
 
 /** PerfTest's parameter object, in PerfTest's vocabulary (see docs/scenarios.md). */
 export interface WorkloadParams {
@@ -76,6 +76,8 @@ export interface ScenarioSpec {
   phases?: PhaseSpec[];
   churn?: ChurnSpec;
   import?: ImportSpec;
+  /** kind 'restart': N queues declared, then the node restarted (docker targets only). */
+  restart?: RestartSpec;
   /** Broker objects made before the trial (policies, dead-letter queues). */
   setup?: SetupSpec;
   /** Axis values this spec was expanded with, e.g. { size: 100, queue: 'quorum' }. */
@@ -86,7 +88,7 @@ export interface ScenarioSpec {
   notes?: string[];
 }
 
-export type ScenarioKind = 'messaging' | 'phases' | 'churn' | 'import';
+export type ScenarioKind = 'messaging' | 'phases' | 'churn' | 'import' | 'restart';
 
 export interface PhaseSpec {
   /** fill: publish, no consumers, until -C is reached or the window ends; drain: consume until the queues are empty. */
@@ -111,6 +113,18 @@ export interface ImportSpec {
   vhosts: number;
   queueType: 'classic' | 'quorum' | 'stream';
   reimport: boolean;
+}
+
+export interface RestartSpec {
+  /** Queues declared in the trial's vhost before the node is restarted. */
+  queues: number;
+  queueType: 'classic' | 'quorum';
+  /** false (classic only): transient queues, which a restart deletes; 0 are expected back. */
+  durable: boolean;
+  /** Persistent messages published to each queue before the restart (0 = none). */
+  messagesPerQueue: number;
+  /** Body size of those messages, in bytes. */
+  messageSize: number;
 }
 
 export interface SetupSpec {
@@ -170,8 +184,13 @@ export interface TargetInfo {
   configDigest?: string;
   rabbitmqVersion: string;
   erlangVersion: string;
+  /** The metadata store (feature flag khepri_db enabled → khepri; absent or disabled → mnesia);
+   *  undefined when the management API did not say. */
+  metadataStore?: MetadataStore;
   nodes: NodeInfo[];
 }
+
+export type MetadataStore = 'mnesia' | 'khepri';
 
 export interface Fingerprint {
   tool: string;
@@ -200,6 +219,11 @@ export interface GeneratorLoad {
   eventLoopDelayP99Ms: number;
   /** True when the generator rather than the broker was the limit. */
   saturated: boolean;
+  /**
+   * The generator's client path: 'fast' (src/workload/wire.ts) or 'plain' amqplib APIs (its
+   * internals changed, or RABBITMQ_PERF_GATE_PLAIN_AMQP=1; src/workload/wire-check.ts).
+   */
+  amqpPath?: 'fast' | 'plain';
 }
 
 export interface TrialResult {

@@ -4,17 +4,21 @@
 // Hot path: the ack (or nack) frames are amqplib's own encoding, patched with the delivery tag,
 // and every frame produced while one socket read is processed leaves in one write (wire.ts);
 // the broker still sees one basic.ack per message (or per N with multiple=true), as from PerfTest.
+// Plain path (wire-check.ts): every delivery reaches onMessage through amqplib's consume callback
+// and is acked (nacked) with Channel#ack (nack) on the message itself.
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
 import { nowMs } from './body';
 import { AckWriter, FrameTap } from './wire';
+import { wirePath } from './wire-check';
 
 export class Consumer {
   private unacked = 0;
   private tag?: string;
   private readonly acks?: AckWriter;
   private readonly every: number;
+  private readonly plain: boolean;
 
   constructor(
     private readonly ch: Channel,
@@ -23,7 +27,8 @@ export class Consumer {
     private readonly rec: TrialRecorder,
   ) {
     this.every = w.nack || w.multiAckEvery <= 1 ? 1 : w.multiAckEvery;
-    if (!w.autoAck) {
+    this.plain = wirePath(ch) === 'plain';
+    if (!w.autoAck && !this.plain) {
       this.acks = new AckWriter(ch, w.nack
         ? (c, m) => c.nack(m as ConsumeMessage, false, w.requeue)
         : (c, m) => c.ack(m as ConsumeMessage, this.every > 1));
@@ -35,7 +40,7 @@ export class Consumer {
     const ok = await this.ch.consume(this.queue, this.onMessage, { noAck: this.w.autoAck, arguments: consumerArgs });
     this.tag = ok.consumerTag;
     // From here on deliveries are read in place (wire.ts); any already under way reach onMessage.
-    FrameTap.register(this.ch, { delivery: this.onDelivery });
+    if (!this.plain) FrameTap.register(this.ch, { delivery: this.onDelivery });
   }
 
   async stop(): Promise<void> {
@@ -43,22 +48,34 @@ export class Consumer {
     if (this.tag) await this.ch.cancel(this.tag).catch(() => undefined);
   }
 
-  /** amqplib's path: deliveries before the tap took over, and the broker's cancel (null). */
+  /**
+   * amqplib's path: every delivery on the plain path; on the fast path, deliveries before the tap
+   * took over. And the broker's cancel (null).
+   */
   private readonly onMessage = (msg: ConsumeMessage | null): void => {
     if (msg === null) {
       this.rec.error(`consumer on ${this.queue} was cancelled by the broker`);
       return;
     }
     const body = msg.content;
-    this.onDelivery(msg.fields.deliveryTag, body.length >= 12 ? body.readDoubleBE(4) : NaN);
+    const sendTimeMs = body.length >= 12 ? body.readDoubleBE(4) : NaN;
+    if (!this.plain) this.onDelivery(msg.fields.deliveryTag, sendTimeMs);
+    else if (this.count(sendTimeMs) && !this.w.autoAck) {
+      if (this.w.nack) this.ch.nack(msg, false, this.w.requeue);
+      else this.ch.ack(msg, this.every > 1);
+    }
   };
 
   private readonly onDelivery = (deliveryTag: number, sendTimeMs: number): void => {
+    if (this.count(sendTimeMs) && this.acks) this.acks.add(deliveryTag);
+  };
+
+  /** Counts a delivery and its latency; true when it is due an ack (every one, or every N). */
+  private count(sendTimeMs: number): boolean {
     this.rec.consumed++;
     if (this.rec.measuring && sendTimeMs === sendTimeMs) this.rec.recordLatency((nowMs() - sendTimeMs) * 1000);
-    if (this.acks === undefined) return;
-    if (this.every > 1 && ++this.unacked < this.every) return;
+    if (this.every > 1 && ++this.unacked < this.every) return false;
     this.unacked = 0;
-    this.acks.add(deliveryTag);
-  };
+    return true;
+  }
 }

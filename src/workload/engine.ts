@@ -11,6 +11,7 @@ import { nowMs } from './body';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
 import { RateScheduler } from './scheduler';
+import { wirePath } from './wire-check';
 import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
 import { declareTopology, routingKeyFor } from './topology';
 import { needsScenarioRunner, runScenario, type TrialContext, type WindowHooks } from './scenario';
@@ -83,7 +84,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
   let sampler: SeriesSampler | undefined;
   try {
     const setup = await open();
-    const setupCh = await setup.createChannel();
+    // A confirm channel (a Channel too): the fast-path check sees both kinds' prototypes.
+    const setupCh = await setup.createConfirmChannel();
+    wirePath(setupCh); // once per process: fast path, or plain amqplib and why (wire-check.ts)
     const queues = await declareTopology(setupCh, w);
     await setupCh.close();
 

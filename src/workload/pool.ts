@@ -4,6 +4,7 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { GeneratorLoad } from '../schema/types';
 import { isSaturated, type SaturationThresholds, type SelfLoadSample } from '../metrics/selfload';
+import { decidedWirePath } from './wire-check';
 
 export const OPEN_CONCURRENCY = 32;
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -70,13 +71,18 @@ export async function readyDepth(ch: Channel, queues: string[]): Promise<number>
   return oks.reduce((s, ok) => s + ok.messageCount, 0);
 }
 
-/** The generator's own load over `seconds`, per operation (message, declare, import). */
+/**
+ * The generator's own load over `seconds`, per operation (message, declare, import), and the
+ * client path its producers and consumers ran on (once one has started in this process).
+ */
 export function generatorLoad(s: SelfLoadSample, seconds: number, operations: number, thresholds?: SaturationThresholds): GeneratorLoad {
   const round = (x: number) => Math.round(x * 100) / 100;
+  const amqpPath = decidedWirePath()?.path;
   return {
     cpuMicrosPerMessage: round(s.cpuMicros / Math.max(operations, 1)),
     cpuCores: round(s.cpuMicros / (Math.max(seconds, 0.001) * 1e6)),
     eventLoopDelayP99Ms: s.eventLoopDelayP99Ms,
     saturated: isSaturated(s, thresholds),
+    ...(amqpPath ? { amqpPath } : {}),
   };
 }

@@ -7,12 +7,17 @@
 // captured once and stamped with sequence and send time; a pump round or a scheduler tick leaves
 // in one socket write. Confirms are matched by delivery tag (multiple or single, in or out of
 // order) in a typed ring: no closure, promise, callback array or timer per message.
+//
+// Plain path (wire-check.ts: amqplib internals changed, or RABBITMQ_PERF_GATE_PLAIN_AMQP=1): each
+// message is a fresh body through Channel#publish, its confirm comes through ConfirmChannel's
+// per-publish callback, and back-pressure is the channel's 'drain'; the same ring keeps the window.
 import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
 import { nowMs } from './body';
 import type { RateScheduler } from './scheduler';
 import { connectionOf, FrameTap, float64s, PublishTemplate, uint8s, writeFrames, type AmqplibConnection, type TapHandler } from './wire';
+import { wirePath } from './wire-check';
 
 /** Most bytes one pump round encodes before writing and yielding to the event loop. */
 const BATCH_BYTES = 64 * 1024;
@@ -30,8 +35,11 @@ export class Producer implements TapHandler {
   private blocked = false;
   private readonly window: number;
   private readonly limit: number;
-  private readonly template: PublishTemplate;
-  private readonly conn: AmqplibConnection;
+  /** Fast path: the encoded message and the socket it goes to (plain path: undefined). */
+  private readonly template?: PublishTemplate;
+  private readonly conn?: AmqplibConnection;
+  /** Plain path: what every fresh body is copied from, and Channel#publish's arguments. */
+  private readonly plain?: { ch: Channel; body: Buffer; options: Options.Publish; exchange: string; routingKey: string };
   /** Pending messages, allocated when the first one is encoded and handed to the socket whole. */
   private batch = EMPTY;
   private used = 0;
@@ -61,16 +69,20 @@ export class Producer implements TapHandler {
     this.limit = w.producerMessageLimit > 0 ? w.producerMessageLimit : Infinity;
     this.window = w.confirm ?? 0;
     const body = Buffer.alloc(Math.max(w.size, 12), 0x2e);
-    this.template = PublishTemplate.for(ch, exchange, routingKey, body, publishOptions(w));
-    this.conn = connectionOf(ch);
-    this.perBatch = Math.max(1, Math.min(BATCH_MESSAGES, Math.floor(BATCH_BYTES / this.template.length)));
+    if (wirePath(ch) === 'plain') {
+      this.plain = { ch, body, options: publishOptions(w), exchange, routingKey };
+    } else {
+      this.template = PublishTemplate.for(ch, exchange, routingKey, body, publishOptions(w));
+      this.conn = connectionOf(ch);
+    }
+    this.perBatch = Math.max(1, Math.min(BATCH_MESSAGES, Math.floor(BATCH_BYTES / (this.template?.length ?? body.length + 64))));
     this.capacity = this.perBatch;
     // Ring big enough that out-of-order single confirms rarely hold the window back.
     const ring = this.window > 0 ? 2 ** Math.ceil(Math.log2(this.window * 4 + 16)) : 1;
     this.mask = ring - 1;
     this.times = float64s(ring);
     this.settled = uint8s(ring);
-    if (this.window > 0) {
+    if (this.window > 0 && !this.plain) {
       // Confirms are matched here (confirm()), by tag, read in place by the frame tap, which
       // takes every basic.ack/nack of this channel: amqplib's per-publish callback array stays
       // empty, and its own confirm listeners are dropped.
@@ -135,16 +147,25 @@ export class Producer implements TapHandler {
     this.flush();
   }
 
-  /** Encodes one message stamped with the current time into the pending batch. */
+  /** Encodes one message stamped with the current time into the pending batch (plain: publishes it). */
   publishOne(): void {
-    if (this.used + this.template.length > this.batch.length) {
-      this.flush();
-      this.batch = Buffer.allocUnsafe(this.capacity * this.template.length);
-    }
     const t = nowMs();
     const tag = this.nextTag++;
-    this.template.encode(this.batch, this.used, this.seq++, t);
-    this.used += this.template.length;
+    if (this.plain) {
+      if (!this.publishPlain(this.plain, tag, this.seq, t)) {
+        this.nextTag--;
+        return;
+      }
+      this.seq++;
+    } else {
+      const template = this.template!;
+      if (this.used + template.length > this.batch.length) {
+        this.flush();
+        this.batch = Buffer.allocUnsafe(this.capacity * template.length);
+      }
+      template.encode(this.batch, this.used, this.seq++, t);
+      this.used += template.length;
+    }
     if (this.window > 0) {
       const i = tag & this.mask;
       this.times[i] = t;
@@ -161,11 +182,39 @@ export class Producer implements TapHandler {
     const full = this.used === this.batch.length ? this.batch : this.batch.subarray(0, this.used);
     this.batch = EMPTY;
     this.used = 0;
-    if (!writeFrames(this.conn, full) && !this.blocked) {
+    if (!writeFrames(this.conn!, full) && !this.blocked) {
       this.blocked = true;
-      this.conn.stream.once('drain', this.onDrain);
+      this.conn!.stream.once('drain', this.onDrain);
     }
     return !this.blocked;
+  }
+
+  /**
+   * The plain path's publish: a fresh body (amqplib may hold it until written), the confirm
+   * through ConfirmChannel's callback into the same ring as the fast path's tap.
+   */
+  private publishPlain(p: NonNullable<Producer['plain']>, tag: number, seq: number, t: number): boolean {
+    const body = Buffer.allocUnsafe(p.body.length);
+    p.body.copy(body);
+    body.writeUInt32BE(seq >>> 0, 0);
+    body.writeDoubleBE(t, 4);
+    let ok: boolean;
+    try {
+      ok = this.window > 0
+        ? (p.ch as ConfirmChannel).publish(p.exchange, p.routingKey, body, p.options, (err) => this.confirm(tag, false, err != null))
+        : p.ch.publish(p.exchange, p.routingKey, body, p.options);
+    } catch (e) {
+      // A closed channel throws here (the fast path's write would vanish); the close itself is
+      // already the trial's error (engine.ts). Stop publishing.
+      this.running = false;
+      if (!/closed/i.test((e as Error).message)) this.rec.error(`publish failed: ${(e as Error).message}`);
+      return false;
+    }
+    if (!ok && !this.blocked) {
+      this.blocked = true;
+      p.ch.once('drain', this.onDrain);
+    }
+    return true;
   }
 
   private readonly onDrain = (): void => {

@@ -1,23 +1,27 @@
 // Everything a trial runs besides the plain steady PerfTest run: the scenario's setup (policies
-// through the management API, dead-letter queues through AMQP), then phases, churn or a definitions
-// import, or the steady engine with window checks — the dead-letter queue's growth
+// through the management API, dead-letter queues through AMQP), then phases, churn, a definitions
+// import or a node restart, or the steady engine with window checks — the dead-letter queue's growth
 // (dead_lettered_rate) and, for fixed-rate workloads with consumers, a backlog check that makes the
 // trial invalid when the queues grew across the window (the consumers fell behind the target rate,
 // so its latency is not comparable; it is reported, never averaged in).
 import amqp from 'amqplib';
 import type { ScenarioSpec, SetupSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
+import type { BrokerHandle } from '../broker/provider';
 import { runChurn } from './churn';
 import { runImport } from './definitions-import';
 import { runPhases } from './phases';
+import { runRestart } from './restart';
 import { ClientPool, connectUrl, readyDepth } from './pool';
 import { queueNames } from './topology';
 import type { WorkloadResult } from './engine';
 
-/** Where the trial runs, for what needs the management API. */
+/** Where the trial runs, for what needs the management API, and the target's capabilities. */
 export interface TrialContext {
   managementUrl: string;
   vhost: string;
+  /** The target's node restart (restart scenarios); absent where the broker may not be restarted. */
+  restartNode?: BrokerHandle['restartNode'];
 }
 
 /** Called by the steady engine at the measured window's edges. */
@@ -43,11 +47,12 @@ export function needsScenarioRunner(spec: ScenarioSpec): boolean {
 
 export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined,
   ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
-  if ((spec.setup || spec.kind === 'import') && !ctx) {
+  if ((spec.setup || spec.kind === 'import' || spec.kind === 'restart') && !ctx) {
     throw new Error(`scenario ${spec.id} needs the management API (policies or definitions) but the trial has no management URL`);
   }
   if (spec.setup) await applySetup(spec.setup, amqpUrl, ctx!);
   if (spec.kind === 'import') return runImport(spec, ctx!, signal);
+  if (spec.kind === 'restart') return runRestart(spec, amqpUrl, ctx!, signal);
   if (spec.kind === 'churn') return runChurn(spec, amqpUrl, signal);
   if (spec.kind === 'phases') return runPhases(spec, amqpUrl, signal);
   return runWithChecks(spec, amqpUrl, signal, steady);

@@ -4,6 +4,7 @@
 // whatever the broker does (e.g. a SIGSTOPped broker that accepts TCP but never answers): once its
 // own limit or the caller's signal (cancel, the run's time limit) fires, the workload gets
 // WIND_DOWN_MS to stop cleanly before the trial is given up, and the vhost clean-up is bounded.
+// The trial's context carries the target's capabilities (a node restart, where there is one).
 import type { BrokerHandle } from '../broker/provider';
 import { ManagementClient } from '../broker/management';
 import { amqpUrlForVhost, credentials } from '../broker/urls';
@@ -11,6 +12,7 @@ import { describeError } from '../config/errors';
 import type { PlannedTrial } from '../plan/plan';
 import type { TrialResult } from '../schema/types';
 import { runWorkload } from './engine';
+import { restartLimitSeconds } from './restart';
 
 /** Extra seconds a trial may take beyond warm-up + window (connections, topology, teardown). */
 const TRIAL_GRACE_SECONDS = 90;
@@ -33,7 +35,8 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
   const base = { scenario: p.scenario.id, target: p.target, trial: p.trial, order: p.order, startedAt };
   const mgmt = new ManagementClient(broker.managementUrl);
   const vhost = `perf-gate-${runId}-${p.order}`;
-  const limitS = p.scenario.warmupSeconds + p.scenario.durationSeconds + TRIAL_GRACE_SECONDS;
+  const budget = p.scenario.kind === 'restart' ? restartLimitSeconds(p.scenario) : p.scenario.warmupSeconds + p.scenario.durationSeconds;
+  const limitS = budget + TRIAL_GRACE_SECONDS;
   const limit = AbortSignal.timeout(limitS * 1000);
   const combined = signal ? AbortSignal.any([signal, limit]) : limit;
   const why = () => stopReason(limit, limitS, signal);
@@ -42,7 +45,8 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
   try {
     const work = (async () => {
       await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user);
-      return runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, { managementUrl: broker.managementUrl, vhost });
+      const ctx = { managementUrl: broker.managementUrl, vhost, restartNode: broker.restartNode?.bind(broker) };
+      return runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx);
     })();
     work.catch(() => undefined); // it may settle after the race below is decided
     const givenUp = new Promise<never>((_, reject) => {

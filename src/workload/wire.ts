@@ -16,9 +16,12 @@
 // Safety: a batch is a whole number of complete frames written atomically to the connection's
 // socket, so it cannot split another channel's frames; the generator owns its channels, and
 // every RPC on them (open, confirm.select, qos, consume) completes before the fast path starts.
+//
+// Everything here leans on amqplib 2.x internals: wire-check.ts checks them once per process,
+// before the first producer or consumer, and falls back to plain amqplib if any has changed.
 import type { Channel } from 'amqplib';
 
-/** The parts of amqplib's internals the fast path touches (amqplib 2.x; checked when first used). */
+/** The parts of amqplib's internals the fast path touches (amqplib 2.x; see wire-check.ts). */
 export interface AmqplibConnection {
   stream: NodeJS.WritableStream & { writableLength: number; read(): Buffer | null };
   channels: Array<{ buffer: { write(chunk: Buffer): boolean } } | null>;
@@ -102,6 +105,22 @@ export function captureFrames(ch: Channel, fn: () => void): Buffer {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Channel#publish without ConfirmChannel's per-publish callback bookkeeping (the templates are
+ * captured with it). On a confirm channel, the prototype owning waitForConfirms must sit above
+ * one with publish; undefined if not.
+ */
+export function plainPublish(ch: Channel): ((this: Channel, e: string, r: string, b: Buffer, o: object) => boolean) | undefined {
+  let p = Object.getPrototypeOf(ch);
+  let sawConfirm = false;
+  while (p && Object.prototype.hasOwnProperty.call(p, 'waitForConfirms')) {
+    sawConfirm = true;
+    p = Object.getPrototypeOf(p);
+  }
+  if (typeof (ch as { waitForConfirms?: unknown }).waitForConfirms === 'function' && !sawConfirm) return undefined;
+  return p && typeof p.publish === 'function' ? p.publish : undefined;
+}
+
 /** Offset of the first payload byte of the first frame of `type` (3 = body) in `frames`. */
 export function payloadOffset(frames: Buffer, type: number): number {
   let o = 0;
@@ -151,10 +170,8 @@ export class PublishTemplate {
   }
 
   private constructor(ch: Channel, exchange: string, routingKey: string, body: Buffer, options: object) {
-    // The plain Channel#publish (a ConfirmChannel's would also push a confirm callback).
-    let proto = Object.getPrototypeOf(ch);
-    while (proto && Object.prototype.hasOwnProperty.call(proto, 'waitForConfirms')) proto = Object.getPrototypeOf(proto);
-    const publish = proto.publish as (this: Channel, e: string, r: string, b: Buffer, o: object) => boolean;
+    const publish = plainPublish(ch);
+    if (!publish) throw new Error('amqplib internals changed: no plain Channel#publish');
     this.bytes = captureFrames(ch, () => publish.call(ch, exchange, routingKey, body, options));
     this.bodyAt = body.length > 0 ? payloadOffset(this.bytes, 3) : -1;
     if (body.length >= 12 && this.bodyAt < 0) throw new Error('publish template has no body frame');

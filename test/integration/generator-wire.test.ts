@@ -1,20 +1,27 @@
 // The generator's fast path (src/workload/wire.ts) against the real broker: what goes on the wire
 // is exactly what amqplib would send (properties, bodies, acks, nacks), confirms are matched by
-// tag in every order, and deliveries split over several body frames are read whole.
-import amqp, { type ChannelModel } from 'amqplib';
-import { afterAll, describe, expect, it } from 'vitest';
+// tag in every order, and deliveries split over several body frames are read whole. And its
+// fallback (src/workload/wire-check.ts): this amqplib passes the start-up check; with
+// RABBITMQ_PERF_GATE_PLAIN_AMQP=1, or an amqplib internal removed or changed before the check,
+// the generator runs on plain amqplib APIs with the same counts, and says why once.
+import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { TrialRecorder } from '../../src/metrics/recorder';
 import { Consumer } from '../../src/workload/consumer';
+import { runWorkload } from '../../src/workload/engine';
 import { Producer } from '../../src/workload/producer';
+import { checkFastPath, decidedWirePath, PLAIN_AMQP_ENV, resetWirePath, wirePath } from '../../src/workload/wire-check';
 import { freshVhost, spec } from '../support/broker';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterAll(async () => { for (const f of cleanup.reverse()) await f().catch(() => undefined); });
 
-async function connect(name: string): Promise<{ conn: () => Promise<ChannelModel> }> {
+async function connect(name: string): Promise<{ url: string; conn: () => Promise<ChannelModel> }> {
   const v = await freshVhost(`wire-${name}`);
   cleanup.push(v.drop);
   return {
+    url: v.url,
     conn: async () => {
       const c = await amqp.connect(`${v.url}?frameMax=131072`);
       cleanup.push(() => c.close());
@@ -257,5 +264,191 @@ describe('frame tap parser (synthetic byte streams cut at random places)', () =>
       expect(others).toEqual(expectOther);
       expect(conn.rest.length).toBe(0);
     }
+  });
+});
+
+describe('plain amqplib fallback (wire-check.ts)', () => {
+  const AMQPLIB = JSON.parse(readFileSync('node_modules/amqplib/package.json', 'utf8')).version as string;
+  let saved: string | undefined;
+  let stderr: MockInstance;
+  const warnings = () => stderr.mock.calls.map((c) => String(c[0])).filter((l) => l.startsWith('rabbitmq-perf-gate:'));
+  beforeEach(() => {
+    saved = process.env[PLAIN_AMQP_ENV];
+    delete process.env[PLAIN_AMQP_ENV];
+    resetWirePath();
+    stderr = vi.spyOn(process.stderr, 'write');
+  });
+  afterEach(() => {
+    stderr.mockRestore();
+    if (saved === undefined) delete process.env[PLAIN_AMQP_ENV];
+    else process.env[PLAIN_AMQP_ENV] = saved;
+    resetWirePath();
+  });
+
+  const internalConn = (c: ChannelModel) => (c as unknown as { connection: object }).connection;
+  /** Is the frame tap (an own recvFrame) installed on any of these connections? */
+  const tapped = (cs: ChannelModel[]) => cs.some((c) => Object.prototype.hasOwnProperty.call(internalConn(c), 'recvFrame'));
+
+  /**
+   * One producer (confirm window 64, a message limit) to one queue ('one_fast'-like) or to
+   * amq.fanout bound to `fanout` queues, one acking consumer per queue; counts everything the
+   * generator and amqplib's public methods saw.
+   */
+  async function run(conn: () => Promise<ChannelModel>, o: { fanout?: number; messages: number; multiAck?: number }) {
+    const window = 64;
+    const c = await conn();
+    const setup = await c.createChannel();
+    const queues = o.fanout ? Array.from({ length: o.fanout }, (_, i) => `q-${i + 1}`) : ['single'];
+    for (const q of queues) {
+      await setup.assertQueue(q, { durable: true });
+      if (o.fanout) await setup.bindQueue(q, 'amq.fanout', '');
+    }
+    const rec = new TrialRecorder();
+    rec.measuring = true;
+    const acks: boolean[] = [];
+    const conns: ChannelModel[] = [];
+    const consumers: Array<{ consumer: Consumer; ch: Channel }> = [];
+    for (const q of queues) {
+      const cc = await conn();
+      conns.push(cc);
+      const ch = await cc.createChannel();
+      const ack = ch.ack.bind(ch);
+      ch.ack = (m, all) => { acks.push(Boolean(all)); ack(m, all); };
+      const consumer = new Consumer(ch, spec(q, { qos: 100, multiAckEvery: o.multiAck ?? 0 }).workload, q, rec);
+      await consumer.start();
+      consumers.push({ consumer, ch });
+    }
+    const pc = await conn();
+    conns.push(pc);
+    const pch = await pc.createConfirmChannel();
+    let calls = 0;
+    let maxOutstanding = 0;
+    const publish = pch.publish.bind(pch);
+    pch.publish = (...a: Parameters<typeof publish>) => {
+      calls++;
+      maxOutstanding = Math.max(maxOutstanding, calls - rec.confirmed - rec.nacked);
+      return publish(...a);
+    };
+    const w = spec(queues[0], { confirm: window, producerMessageLimit: o.messages, size: 100, persistent: true }).workload;
+    new Producer(pch, w, o.fanout ? 'amq.fanout' : '', o.fanout ? '' : queues[0], rec).startUnlimited();
+    await until(() => rec.confirmed === o.messages && rec.consumed === o.messages * queues.length, 30_000);
+    for (const x of consumers) {
+      await x.consumer.stop();
+      await x.ch.close();
+    }
+    // Closing a channel requeues what it left unacked (asynchronously on the broker).
+    let left = -1;
+    for (const end = Date.now() + 3000; Date.now() < end && left !== 0; await new Promise((r) => setTimeout(r, 50))) {
+      left = 0;
+      for (const q of queues) left += (await setup.checkQueue(q)).messageCount;
+    }
+    return { rec, calls, maxOutstanding, window, acks, left, tapped: tapped(conns) };
+  }
+
+  it('this amqplib passes the check: the fast path runs, silently, unless the switch says otherwise', async () => {
+    const { url, conn } = await connect('check');
+    const c = await conn();
+    expect(checkFastPath(await c.createConfirmChannel())).toBeUndefined();
+    expect(checkFastPath(await c.createChannel())).toBeUndefined();
+    process.env[PLAIN_AMQP_ENV] = '0';
+    const r = await run(conn, { messages: 500 });
+    expect(decidedWirePath()).toEqual({ path: 'fast', amqplibVersion: AMQPLIB });
+    // The fast path publishes without Channel#publish, and calls Channel#ack once (to capture the
+    // ack template) but sends its frames itself; deliveries come through the tap.
+    expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.calls, r.acks.length, r.left, r.tapped]).toEqual([500, 500, 500, 0, 1, 0, true]);
+    const e = await runWorkload(spec('one_fast', { producers: 1, consumers: 1, confirm: 500, size: 100 }, { warmup: 1, duration: 1 }), url);
+    expect(e.valid, e.invalidReason).toBe(true);
+    expect(e.generator.amqpPath).toBe('fast');
+    expect(warnings()).toEqual([]);
+  });
+
+  it(`${PLAIN_AMQP_ENV}=1: one_fast- and fanout-like workloads run on plain amqplib with exact counts`, async () => {
+    process.env[PLAIN_AMQP_ENV] = '1';
+    const { url, conn } = await connect('plain');
+    const one = await run(conn, { messages: 3000 });
+    expect(decidedWirePath()).toEqual({ path: 'plain', reason: `${PLAIN_AMQP_ENV}=1 is set`, amqplibVersion: AMQPLIB });
+    const r = one.rec;
+    expect([r.published, r.confirmed, r.nacked, r.consumed]).toEqual([3000, 3000, 0, 3000]);
+    // Every message through Channel#publish, the confirm window held, one Channel#ack each, all acked.
+    expect([one.calls, one.acks.length, one.acks.includes(true), one.left, one.tapped]).toEqual([3000, 3000, false, 0, false]);
+    expect(one.maxOutstanding).toBeLessThanOrEqual(one.window);
+    expect([r.latency.totalCount, r.confirmLatency.totalCount]).toEqual([3000, 3000]);
+    expect(r.latency.maxValue).toBeLessThan(30_000_000);
+
+    const fan = await run(conn, { fanout: 3, messages: 1000, multiAck: 10 });
+    const f = fan.rec;
+    expect([f.published, f.confirmed, f.consumed, fan.calls, fan.left, fan.tapped]).toEqual([1000, 1000, 3000, 1000, 0, false]);
+    // -A 10: one multiple ack per 10 deliveries on each of the three queues.
+    expect([fan.acks.length, fan.acks.every((all) => all)]).toEqual([300, true]);
+    expect([f.latency.totalCount, f.confirmLatency.totalCount]).toEqual([3000, 1000]);
+
+    // The engine, as the action runs it: valid trials that record the plain path.
+    const a = await runWorkload(spec('one_fast', { producers: 1, consumers: 1, confirm: 500, size: 100, persistent: true }, { warmup: 1, duration: 2 }), url);
+    expect(a.valid, a.invalidReason).toBe(true);
+    expect(a.generator.amqpPath).toBe('plain');
+    expect(a.metrics.published_rate).toBeGreaterThan(100);
+    expect(a.metrics.confirmed_rate).toBeGreaterThan(100);
+    expect(a.metrics.consumed_rate).toBeGreaterThan(100);
+    expect([typeof a.histograms.latency, typeof a.histograms.confirm_latency]).toEqual(['string', 'string']);
+    const b = await runWorkload(spec('fanout3', {
+      producers: 1, consumers: 3, confirm: 100, exchange: 'amq.fanout', exchangeType: 'fanout',
+      queuePattern: 'fq-%d', queuePatternFrom: 1, queuePatternTo: 3, multiAckEvery: 10,
+    }, { warmup: 1, duration: 2 }), url);
+    expect(b.valid, b.invalidReason).toBe(true);
+    expect(b.generator.amqpPath).toBe('plain');
+    expect(b.metrics.consumed_rate / b.metrics.published_rate).toBeGreaterThan(2.5);
+    expect(b.metrics.consumed_rate / b.metrics.published_rate).toBeLessThan(3.5);
+    // Said once per process, however many producers, consumers and trials.
+    expect(warnings()).toEqual([`rabbitmq-perf-gate: load generator fast path off, running on plain amqplib APIs (amqplib ${AMQPLIB}): ${PLAIN_AMQP_ENV}=1 is set\n`]);
+  });
+
+  /** Moves (or replaces) `obj[key]` for the duration of the check; returns the undo. */
+  function change(obj: object, key: string, to: { rename: string } | { value: unknown }): () => void {
+    const before = Object.getOwnPropertyDescriptor(obj, key);
+    if (!before) throw new Error(`test setup: ${key} is not an own property here`);
+    if ('rename' in to) Object.defineProperty(obj, to.rename, before);
+    if ('value' in to) Object.defineProperty(obj, key, { ...before, value: to.value });
+    else delete (obj as Record<string, unknown>)[key];
+    return () => {
+      Object.defineProperty(obj, key, before);
+      if ('rename' in to) delete (obj as Record<string, unknown>)[to.rename];
+    };
+  }
+  const connOf = (ch: Channel) => (ch as unknown as { connection: object }).connection;
+  const cases: Array<[string, RegExp, (ch: Channel) => () => void]> = [
+    ['Connection.prototype.recvFrame renamed', /internal Connection\.prototype\.recvFrame is missing/,
+      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'recvFrame', { rename: 'readFrame' })],
+    ['Connection#rest renamed', /internal Connection#rest \(/, (ch) => change(connOf(ch), 'rest', { rename: 'pending' })],
+    ['Channel#ch renamed', /internal Channel#ch \(/, (ch) => change(ch, 'ch', { rename: 'id' })],
+    // Not on the shape list: the probes catch them by behaviour.
+    ['Connection.prototype.sendMessage renamed (amqplib\'s own publish)', /probe: publish capture failed \(.*sendMessage/,
+      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'sendMessage', { rename: 'sendContentMessage' })],
+    ['ConfirmChannel.prototype.waitForConfirms renamed', /probe: publish capture failed/,
+      (ch) => change(Object.getPrototypeOf(ch), 'waitForConfirms', { rename: 'confirmed' })],
+    ['Connection.prototype.recvFrame reads from somewhere else', /probe: Connection#recvFrame does not read/,
+      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'recvFrame', { value: () => false })],
+  ];
+
+  it.each(cases)('%s before the check: plain path, one warning naming it, the workload runs right', async (_, reason, simulate) => {
+    const { conn } = await connect('changed');
+    const ch = await (await conn()).createConfirmChannel();
+    const undo = simulate(ch);
+    let path;
+    try {
+      path = wirePath(ch);
+    } finally {
+      undo();
+    }
+    expect(path).toBe('plain');
+    expect(decidedWirePath()?.reason).toMatch(reason);
+    expect(checkFastPath(ch)).toBeUndefined(); // restored: the change alone made the difference
+    const r = await run(conn, { messages: 1000 });
+    expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.calls, r.acks.length, r.left, r.tapped]).toEqual([1000, 1000, 1000, 1000, 1000, 0, false]);
+    expect(r.maxOutstanding).toBeLessThanOrEqual(r.window);
+    expect([r.rec.latency.totalCount, r.rec.confirmLatency.totalCount]).toEqual([1000, 1000]);
+    const lines = warnings();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^rabbitmq-perf-gate: warning: load generator fast path off, running on plain amqplib APIs \\(amqplib ${AMQPLIB.replace(/\./g, '\\.')}\\): `));
+    expect(lines[0]).toMatch(reason);
   });
 });

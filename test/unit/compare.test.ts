@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareSamples, overallVerdict, trialsNeeded } from '../../src/compare/compare';
 import { spec } from '../support/broker';
+import { warnIfUnderpowered } from '../../src/pipeline';
 
 const s = { ...spec('one_fast', {}), gate: ['consumed_rate', 'latency_p99_ms'] };
 const base = [1000, 1010, 990, 1005, 995, 1002, 998];
@@ -73,5 +74,22 @@ describe('verdicts', () => {
     const info = cs.find((c) => c.metric === 'latency_p50_ms')!;
     expect(info.pAdjusted).toBe(info.pValue);
     expect(overallVerdict(cs.filter((c) => !c.gating))).toBe('inconclusive');
+  });
+});
+
+describe('warning before an underpowered run', () => {
+  const warned = (scenarios: typeof s[], reps: number) => {
+    const lines: string[] = [];
+    warnIfUnderpowered(scenarios, reps, { warn: (m) => lines.push(m) });
+    return lines;
+  };
+  it('says how many trials per side the run needs when Holm puts significance out of reach', () => {
+    const seven = Array.from({ length: 7 }, (_, i) => ({ ...s, id: `s${i}` })); // 14 gating metrics
+    const [line, ...rest] = warned(seven, 5);
+    expect(rest).toEqual([]);
+    expect(line).toContain('5 trials per side cannot reach significance across 14 gating metrics');
+    expect(line).toContain(`repetitions ≥ ${trialsNeeded(14)}`);
+    expect(warned(seven, trialsNeeded(14))).toEqual([]);
+    expect(warned([s], 5)).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ describe('docs/scenarios.md', () => {
     expect(doc).toContain('### seven_thousand_slow_one_queue');
     expect(doc).toContain('perf_test seven_thousand_slow_one_queue -x 7000 -y 7 -P 1 -c 1');
     expect(doc).toMatch(/\*\*Trimmed:\*\* producers 350 · consumers 1/);
-    expect(doc).toContain('not available yet');
+    expect(doc).toContain('### node_start_classic_queues');
+    expect(doc).toMatch(/\*\*Restart:\*\* queues=1000,queueType=classic,durable=true/);
   });
 });

@@ -1,9 +1,10 @@
 // Scenario files: malformed input gives file:line:field errors; phases, axes, scale, setup and
-// metadata kinds parse into the specs the engine expects.
+// metadata kinds (churn, import, restart) parse into the specs the engine expects.
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/config/scenario-file';
 import { GateError } from '../../src/config/errors';
 import { applyPerfTestArgs, perfTestDefaults } from '../../src/config/perftest-args';
+import { buildPlan, estimateSeconds, trialSeconds } from '../../src/plan/plan';
 
 const HEAD = 'id: t\ndescription: d\norigin: { source: s, command: c }\n';
 
@@ -33,7 +34,15 @@ describe('malformed scenario files name file, line and field', () => {
     ['fill with consumers', `${HEAD}phases:\n  - role: fill\n    perf-test: -x 1\n`, 6, 'phases.0', /fill phase publishes only/],
     ['drain first', `${HEAD}phases:\n  - role: drain\n`, 5, 'phases.0.role', /fill/],
     ['--exit-when outside a drain', `${HEAD}perf-test: -x 0 -y 1 --exit-when empty\n`, 4, 'perf-test', /drain phase/],
-    ['phases and churn', `${HEAD}phases:\n  - role: fill\n    perf-test: -y 0\nchurn: { object: queue }\n`, 7, 'churn', /one of phases, churn or import/],
+    ['phases and churn', `${HEAD}phases:\n  - role: fill\n    perf-test: -y 0\nchurn: { object: queue }\n`, 7, 'churn', /one of phases, churn, import or restart/],
+    ['import and restart', `${HEAD}import: { queues: 10 }\nrestart: { queues: 10 }\n`, 5, 'restart', /one of phases, churn, import or restart/],
+    ['unknown field in restart', `${HEAD}restart:\n  queues: 10\n  queueTyp: quorum\n`, 6, 'restart.queueTyp', /unknown field "queueTyp"/],
+    ['restart without queues', `${HEAD}restart:\n  queueType: quorum\n`, 5, 'restart', /missing required field "queues"/],
+    ['restart of no queues', `${HEAD}restart:\n  queues: 0\n`, 5, 'restart.queues', /must be >= 1/],
+    ['restart queue type', `${HEAD}restart:\n  queues: 10\n  queueType: stream\n`, 6, 'restart.queueType', /must be one of classic, quorum/],
+    ['transient quorum queues', `${HEAD}restart:\n  queues: 10\n  queueType: quorum\n  durable: false\n`, 7, 'restart.durable', /quorum queues are always durable/],
+    ['messages in transient queues', `${HEAD}restart:\n  queues: 10\n  durable: false\n  messagesPerQueue: 5\n`, 7, 'restart.messagesPerQueue', /do not survive a restart/],
+    ['restart with axes', `${HEAD}restart: { queues: 10 }\naxes:\n  queueType: [quorum]\n`, 6, 'axes', /restart scenarios take no axes/],
     ['bad axis value', `${HEAD}axes:\n  queueType: [classic, quorom]\n`, 5, 'axes.queueType.1', /must be one of/],
     ['stream axis on phases', `${HEAD}phases:\n  - role: fill\n    perf-test: -y 0\naxes:\n  queueType: [stream]\n`, 8, 'axes.queueType', /streams/],
     ['scale above 1', `${HEAD}scale: 2\n`, 4, 'scale', /must be <= 1/],
@@ -94,6 +103,21 @@ describe('scenario file features', () => {
     const [imp] = parseScenario(`${HEAD}import: { queues: 1000, vhosts: 10 }\nscale: 0.1\nscaled: [imports]\n`, 'f.yml');
     expect([imp.kind, imp.import, imp.gate, imp.warmupSeconds]).toEqual(['import',
       { queues: 100, bindingsPerQueue: 0, vhosts: 1, queueType: 'classic', reimport: true }, ['import_seconds', 'reimport_seconds'], 0]);
+  });
+
+  it('parses a restart block with its defaults, scale and gate, and estimates its trials from it', () => {
+    const [s] = parseScenario(`${HEAD}restart:\n  queues: 100000\nscale: 0.01\nscaled: [queues]\n`, 'f.yml');
+    expect([s.kind, s.restart, s.gate, s.warmupSeconds]).toEqual(['restart',
+      { queues: 1000, queueType: 'classic', durable: true, messagesPerQueue: 0, messageSize: 100 }, ['node_start_seconds'], 0]);
+    expect(s.lines.restart).toBe(5);
+    const [q] = parseScenario(`${HEAD}restart: { queues: 10000, queueType: quorum, messagesPerQueue: 100, messageSize: 1000 }\nscale: 0.01\nscaled: [queues, messages]\n`, 'f.yml', { scale: 0.1 });
+    expect(q.restart).toEqual({ queues: 10, queueType: 'quorum', durable: true, messagesPerQueue: 1, messageSize: 1000 });
+    // A restart's estimate is boot + queues, whatever the window says; quorum queues cost more.
+    const [c] = parseScenario(`${HEAD}restart: { queues: 10 }\nduration: 1\n`, 'f.yml');
+    expect(trialSeconds(c)).toBeGreaterThan(5);
+    expect(trialSeconds({ ...c, restart: { ...c.restart!, queues: 1000 } })).toBeGreaterThan(trialSeconds(c));
+    expect(trialSeconds({ ...c, restart: { ...c.restart!, queues: 1000, queueType: 'quorum' } })).toBeGreaterThan(trialSeconds({ ...c, restart: { ...c.restart!, queues: 1000 } }));
+    expect(estimateSeconds(buildPlan([c], ['a', 'b'], 3, 1))).toBeCloseTo(6 * (trialSeconds(c) + 2));
   });
 
   it('translates PerfTest flags, clamping -s below 12 with a note', () => {

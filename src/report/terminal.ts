@@ -1,0 +1,43 @@
+// The comparison table for a terminal (the CLI's stdout when it is a TTY): verdict headline,
+// gating metrics plus reported-only metrics that moved, Δ as the Hodges-Lehmann ratio with its
+// 95 % CI, verdicts and deltas coloured unless colour is off. Moved here from src/cli.ts as is.
+import type { Comparison, RunReport } from '../schema/types';
+import { metricDef } from '../metrics/definitions';
+import { delta, num } from './format';
+
+/** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
+export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
+  || (Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb');
+export const paint = (on: boolean) => (code: string, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+
+/** The comparison table for a terminal, verdicts and deltas coloured unless colour is off. */
+export function terminalTable(r: RunReport, color: boolean): string {
+  const c = paint(color);
+  const vc: Record<string, string> = { pass: '32', warn: '33', fail: '1;31', inconclusive: '2' };
+  const icon: Record<string, string> = { pass: '✔', warn: '!', fail: '✘', inconclusive: '?' };
+  const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
+  if (!r.comparisons.length) return `${head}\n(no comparisons: nothing to compare with)\n`;
+  const order = (x: Comparison) => (x.verdict === 'fail' ? 0 : x.verdict === 'warn' ? 1 : x.gating ? 2 : 3);
+  // Gating metrics always; reported-only ones when they moved. Everything is in --json / --html.
+  const cs = r.comparisons.filter((x) => x.gating || x.verdict === 'fail' || x.verdict === 'warn' || x.change === 'better' || x.change === 'worse').sort((a, b) => order(a) - order(b));
+  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
+  const rows = cs.map((x) => [
+    x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''), metricDef(x.metric).label + (x.gating ? ' ★' : ''),
+    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), `${x.nBaseline}+${x.nCandidate}`, x.verdict + (x.gating ? '' : ' (info)'),
+  ]);
+  const hidden = r.comparisons.length - cs.length;
+  const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
+  const header = ['Scenario', 'Metric', 'Baseline', 'Now', 'Δ [95 % CI]', 'n', 'Verdict'];
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const right = new Set([2, 3, 4, 5]);
+  const pad = (row: string[]) => row.map((s, i) => (right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
+  const body = rows.map((row, k) => {
+    const x = cs[k];
+    const cells = pad(row);
+    if (x.change !== 'same' && x.change !== 'unknown') cells[4] = c(x.change === 'better' ? '32' : '31', cells[4]);
+    cells[6] = c(vc[x.verdict] ?? '0', row[6]);
+    return cells.join('  ').trimEnd();
+  });
+  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
+  return [head, against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
+}

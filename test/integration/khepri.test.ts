@@ -1,0 +1,121 @@
+// Issue #10's Mnesia-vs-Khepri check through the bundled CLI (dist/cli.js) on real containers:
+// two target files on the same offline 4.0.5 image, one opting into Khepri with a `setup:`
+// command, A/B'd with the metadata preset's import scenarios. Both targets must report 4.0.5 and
+// their metadata store; the import metrics' comparisons must carry n per side, the ratio and its
+// CI against the Mnesia target, and the Markdown summary must show them; no container may be
+// left. A missing target file is exit 2 and one error line naming the file and the option.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { RunReport } from '../../src/schema/types';
+import { removeRunContainers } from '../../src/broker/cleanup';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/cli.js');
+const IMAGE = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
+const SCENARIOS = ['import_classic_queues', 'import_queues_bindings'];
+const METRICS = ['import_seconds', 'reimport_seconds'];
+const RUN_ID = `khepri-test-${process.pid}-${Date.now().toString(36)}`;
+const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-khepri-'));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: tmp, encoding: 'utf8', timeout: 200_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function containersOf(runId: string): string[] {
+  return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
+    .split('\n').filter(Boolean);
+}
+
+let run: ReturnType<typeof cli>;
+let report: RunReport;
+let summary: string;
+
+beforeAll(() => {
+  expect(existsSync(CLI), 'run `npm run bundle` first').toBe(true);
+  execFileSync('docker', ['image', 'inspect', IMAGE], { stdio: 'ignore' }); // offline image: scripts/build-images.sh 4.0.5
+  writeFileSync(join(tmp, 'mnesia.yml'), `label: mnesia\nimage: ${IMAGE}\n`);
+  writeFileSync(join(tmp, 'khepri.yml'), `label: khepri\nimage: ${IMAGE}\nsetup:\n  - rabbitmqctl enable_feature_flag --opt-in khepri_db\n`);
+  run = cli(['run', '--scenarios', SCENARIOS.join(','), '--target', 'khepri.yml', '--baseline-target', 'mnesia.yml',
+    '--repetitions', '3', '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'out')], { RABBITMQ_PERF_GATE_RUN_ID: RUN_ID });
+  report = JSON.parse(readFileSync(join(tmp, 'out/report.json'), 'utf8'));
+  summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
+}, 240_000);
+
+afterAll(async () => {
+  await removeRunContainers(RUN_ID).catch(() => undefined);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('Mnesia vs Khepri on 4.0.5 with the metadata import scenarios (CLI, target files)', () => {
+  it('runs to completion: every trial valid, the Markdown summary on stdout', () => {
+    expect([0, 1], run.stderr).toContain(run.code);
+    expect(report.trials).toHaveLength(SCENARIOS.length * 2 * 3);
+    expect(report.trials.filter((t) => !t.valid).map((t) => t.invalidReason)).toEqual([]);
+    expect(run.stdout).toBe(summary);
+  });
+
+  it('both targets report RabbitMQ 4.0.5, one on Mnesia and one on Khepri', () => {
+    const byId = Object.fromEntries(report.targets.map((t) => [t.id, t]));
+    expect(report.candidate).toBe('candidate');
+    expect(byId.candidate).toMatchObject({ label: 'khepri', kind: 'docker', image: IMAGE, rabbitmqVersion: '4.0.5', metadataStore: 'khepri' });
+    expect(byId.baseline).toMatchObject({ label: 'mnesia', kind: 'docker', image: IMAGE, rabbitmqVersion: '4.0.5', metadataStore: 'mnesia' });
+    expect(report.targetNote).toBe('khepri.yml against mnesia.yml');
+    expect(report.targetDiff).toContain('+   - rabbitmqctl enable_feature_flag --opt-in khepri_db');
+  });
+
+  it('each import metric is compared with the Mnesia target: n per side, ratio inside its 95 % CI', () => {
+    for (const scenario of SCENARIOS) {
+      for (const metric of METRICS) {
+        const c = report.comparisons.find((x) => x.scenario === scenario && x.metric === metric);
+        expect(c, `${scenario}/${metric}`).toBeDefined();
+        expect(c).toMatchObject({ against: 'baseline', baselineLabel: 'mnesia', candidateLabel: 'khepri', nBaseline: 3, nCandidate: 3, unit: 's', direction: 'lower' });
+        expect(c!.ratio).toBeGreaterThan(0);
+        expect(Number.isFinite(c!.ratio)).toBe(true);
+        expect(c!.ciLow).not.toBeNull();
+        expect(c!.ciHigh).not.toBeNull();
+        expect(c!.ciLow!).toBeLessThanOrEqual(c!.ratio!);
+        expect(c!.ratio!).toBeLessThanOrEqual(c!.ciHigh!);
+        expect(c!.baselineMedian).toBeGreaterThan(0);
+        expect(c!.candidateMedian).toBeGreaterThan(0);
+      }
+    }
+    expect(report.decidedBy).toMatch(/same-run A\/B against mnesia/);
+  });
+
+  it('the Markdown summary shows each import delta with its CI, and both metadata stores', () => {
+    for (const scenario of SCENARIOS) {
+      const name = scenario.replace(/_/g, '\\_');
+      for (const label of ['definitions import', 'definitions re-import']) {
+        const row = summary.split('\n').find((l) => l.startsWith(`| ${name} vs mnesia | ${label} |`));
+        expect(row, `${scenario} ${label}`).toBeDefined();
+        // | scenario | metric | baseline | now | Δ [95 % CI] | n | verdict |
+        expect(row).toMatch(/\| [\d.,]+ s \| [\d.,]+ s \| [+−-]?[\d.,]+ % \[[−-]?[\d.,]+, [−-]?[\d.,]+\] \| 3\+3 \|/);
+      }
+    }
+    expect(summary).toContain('**khepri**: RabbitMQ 4.0.5');
+    expect(summary).toContain('metadata store khepri');
+    expect(summary).toContain('metadata store mnesia');
+  });
+
+  it('removes every container it started', () => {
+    expect(containersOf(RUN_ID)).toEqual([]);
+  });
+
+  it('a missing target file: exit 2, one error line naming the file and the option, nothing started', () => {
+    for (const [option, other] of [['--target', '--baseline-target'], ['--baseline-target', '--target']]) {
+      const runId = `${RUN_ID}-missing`;
+      const r = cli(['run', '--scenarios', 'import_classic_queues', option, 'no-such-target.yml', other, 'mnesia.yml'], { RABBITMQ_PERF_GATE_RUN_ID: runId });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`^error: no-such-target\\.yml: ${option}: target file not found`));
+      expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(containersOf(runId)).toEqual([]);
+    }
+  });
+});
