@@ -1,10 +1,12 @@
-// Proof of power for the gate's decision rule, on real brokers. Four containers from one image
-// run at once: A and A2 (no limit: an A/A pair) and B1, B2 slowed broker-side by a CPU quota
-// (docker --cpus, a cgroup knob on the broker only; the generator is untouched). Trials of all
-// four run in randomised interleaved rounds; every block of `n` rounds is one gate run per
-// arm: A2 vs A (must never fail), B1 vs A and B2 vs A (should fail). Each gate run applies the
-// real compare stage (exact U, Holm, Hodges-Lehmann CI, tolerance) to one_fast's gating metric.
-// The true size of each slowdown is the ratio of pooled medians over all rounds.
+// Proof of power for the gate's decision rule, on real brokers. Containers from one image run at
+// once: A and A2 (identical: an A/A pair) and B1, B2, … slowed broker-side by a CPU quota (docker
+// --cpus, a cgroup knob on the broker only; the load generator is untouched). Trials run in the
+// product's own plan (src/plan/plan.ts: rounds of blocks, a scenario's targets back to back); every
+// `n` rounds make one gate run per arm — A2 vs A must never fail, B vs A should — decided by the
+// real compare stage over all the selected scenarios' gating metrics (Holm across them), in the
+// same-run design (paired by round). The same trials are also decided as independent samples
+// (exact Mann-Whitney U, the stored-baseline test, without its allowance) for contrast. The true
+// size of each slowdown is the median of its per-round log ratios over the whole run.
 // Run through bench/power.mjs; prints false-fail and detection rates with Clopper-Pearson CIs.
 // `--json FILE` saves every trial's value; `--from FILE` re-decides saved trials without brokers
 // (e.g. with another `--tolerance` or `--n`), so a rule change is judged on the same data.
@@ -12,82 +14,67 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startDocker } from '../src/broker/docker';
 import type { BrokerHandle } from '../src/broker/provider';
-import { loadScenarioFile } from '../src/config/scenario-file';
-import { packagePath } from '../src/config/paths';
-import { compareSamples } from '../src/compare/compare';
+import { focusOn } from '../src/broker/focus';
+import { resolveScenarios } from '../src/config/catalogue';
+import { compareSamples, overallVerdict } from '../src/compare/compare';
 import { median } from '../src/compare/stats';
 import { toleranceFor } from '../src/metrics/definitions';
 import { buildPlan } from '../src/plan/plan';
 import { runTrial } from '../src/workload/trial';
-import type { DockerTargetSpec, ScenarioSpec } from '../src/schema/types';
+import type { Comparison, DockerTargetSpec, ScenarioSpec } from '../src/schema/types';
+import { clopperPearson } from './lib/binomial';
 
 const { values: o } = parseArgs({
   options: {
+    scenarios: { type: 'string', default: 'one_fast,one_one_one' },
     runs: { type: 'string', default: '30' },
-    n: { type: 'string', default: '5' },
-    seconds: { type: 'string', default: '2' },
+    n: { type: 'string', default: '8' },
+    seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
-    cpus: { type: 'string', default: '1.3,1.5' },
+    cpus: { type: 'string', default: '1.3,1.2' },
+    'base-cpus': { type: 'string' },
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-    seed: { type: 'string', default: '20261122' },
+    seed: { type: 'string', default: '20261123' },
     tolerance: { type: 'string' },
     json: { type: 'string' },
     from: { type: 'string' },
+    'no-freeze': { type: 'boolean', default: false },
   },
 });
-/** Per trial (same order as values): its position in the run, its start (s since the first) and
- *  the consumed count of each second of the run (warm-up included, t < 0), for offline analysis. */
-interface SavedTrial { order: number; at: number; perSecond: Array<[number, number]> }
-interface Saved { seconds: number; warmup: number; cpus: number[]; image: string; seed: number; minutes: number; values: Record<string, number[]>; trials?: Record<string, SavedTrial[]> }
+
+/** Every trial's gating values, by target, scenario and metric, in round order (NaN = invalid). */
+interface Saved {
+  scenarios: string[]; seconds: number; warmup: number; cpus: number[]; baseCpus?: number; image: string; seed: number; minutes: number;
+  /** Idle brokers were frozen during each trial (absent in files from before freezing existed). */
+  frozen?: boolean;
+  values: Record<string, Record<string, Record<string, number[]>>>;
+}
 const saved: Saved | undefined = o.from ? JSON.parse(readFileSync(o.from, 'utf8')) : undefined;
 const n = Number(o.n);
-const runs = saved ? Math.floor(saved.values.A.length / n) : Number(o.runs);
-const [base] = loadScenarioFile(packagePath('scenarios/one_fast.yml'));
-const metric = base.gate[0];
-const scenario: ScenarioSpec = {
-  ...base,
+const ids = saved?.scenarios ?? o.scenarios!.split(',');
+const scenarios: ScenarioSpec[] = resolveScenarios(ids.join(',')).scenarios.map((s) => ({
+  ...s,
   durationSeconds: saved?.seconds ?? Number(o.seconds), warmupSeconds: saved?.warmup ?? Number(o.warmup),
-  tolerances: o.tolerance ? { ...base.tolerances, [metric]: Number(o.tolerance) } : base.tolerances,
-};
-const quotas = saved?.cpus ?? o.cpus!.split(',').map(Number);
+  tolerances: o.tolerance ? Object.fromEntries(s.gate.map((m) => [m, Number(o.tolerance)])) : s.tolerances,
+}));
+const quotas = saved?.cpus ?? o.cpus!.split(',').filter(Boolean).map(Number);
+const baseCpus = saved ? saved.baseCpus : o['base-cpus'] ? Number(o['base-cpus']) : undefined;
 const target = (id: string, cpus?: number): DockerTargetSpec =>
   ({ id, label: cpus ? `${id} (--cpus ${cpus})` : id, kind: 'docker', image: o.image!, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', cpus });
-const targets = [target('A'), target('A2'), ...quotas.map((c, i) => target(`B${i + 1}`, c))];
+const targets = [target('A', baseCpus), target('A2', baseCpus), ...quotas.map((c, i) => target(`B${i + 1}`, c))];
 const runId = `power${process.pid}`;
 
-/** Clopper-Pearson exact 95 % interval for k successes in n (bisection on the binomial tails). */
-function clopperPearson(k: number, total: number): [number, number] {
-  const cdf = (p: number, upTo: number) => {
-    let s = 0;
-    let term = (1 - p) ** total;
-    for (let i = 0; i <= upTo; i++) {
-      s += term;
-      term *= ((total - i) / (i + 1)) * (p / (1 - p));
-    }
-    return s;
-  };
-  const solve = (f: (p: number) => number) => {
-    let lo = 0;
-    let hi = 1;
-    for (let i = 0; i < 60; i++) {
-      const mid = (lo + hi) / 2;
-      if (f(mid) > 0) lo = mid;
-      else hi = mid;
-    }
-    return (lo + hi) / 2;
-  };
-  const low = k === 0 ? 0 : solve((p) => 1 - cdf(p, k - 1) < 0.025 ? 1 : -1);
-  const high = k === total ? 1 : solve((p) => cdf(p, k) > 0.025 ? 1 : -1);
-  return [low, high];
-}
-
-const values = new Map<string, number[]>(targets.map((t) => [t.id, saved?.values[t.id] ?? []]));
-const trialLog = new Map<string, SavedTrial[]>(targets.map((t) => [t.id, saved?.trials?.[t.id] ?? []]));
+const values: Saved['values'] = saved?.values ?? Object.fromEntries(targets.map((t) => [t.id, Object.fromEntries(scenarios.map((s) => [s.id, {}]))]));
+const runs = saved ? Math.floor(values.A[scenarios[0].id][scenarios[0].gate[0]].length / n) : Number(o.runs);
 const started = Date.now();
 if (!saved) await runTrials();
 const minutes = saved?.minutes ?? Math.round((Date.now() - started) / 60000);
-if (o.json) {
-  const out: Saved = { seconds: scenario.durationSeconds, warmup: scenario.warmupSeconds, cpus: quotas, image: o.image!, seed: Number(o.seed), minutes, values: Object.fromEntries(values), trials: Object.fromEntries(trialLog) };
+if (!saved) save(minutes);
+
+/** Writes the trials so far to --json (after every gate run, so a cut-short run keeps its data). */
+function save(mins: number): void {
+  if (!o.json) return;
+  const out: Saved = { scenarios: ids, seconds: scenarios[0].durationSeconds, warmup: scenarios[0].warmupSeconds, cpus: quotas, baseCpus, image: o.image!, seed: Number(o.seed), minutes: mins, values, frozen: !o['no-freeze'] };
   writeFileSync(o.json, JSON.stringify(out));
 }
 
@@ -95,16 +82,18 @@ async function runTrials(): Promise<void> {
   const handles = new Map<string, BrokerHandle>();
   try {
     for (const t of targets) handles.set(t.id, await startDocker(t, { runId }));
-    const plan = buildPlan([scenario], targets.map((t) => t.id), runs * n, Number(o.seed));
+    const focus = focusOn([...handles.values()], (m) => console.error(m), !o['no-freeze']);
+    const plan = buildPlan(scenarios, targets.map((t) => t.id), runs * n, Number(o.seed));
     let invalid = 0;
     for (const p of plan) {
+      await focus.on(handles.get(p.target)!);
       const r = await runTrial(p, handles.get(p.target)!, runId);
-      // An invalid trial keeps its slot as NaN so blocks stay aligned; compare drops it.
-      values.get(p.target)!.push(r.valid && metric in r.metrics ? r.metrics[metric] : NaN);
-      trialLog.get(p.target)!.push({ order: p.order, at: Math.round(Date.parse(r.startedAt) - started) / 1000, perSecond: r.series.map((x) => [x.t, x.consumed]) });
+      // An invalid trial keeps its round's slot as NaN: the pair is dropped, the blocks stay aligned.
+      for (const m of p.scenario.gate) (values[p.target][p.scenario.id][m] ??= [])[p.trial] = r.valid && m in r.metrics ? r.metrics[m] : NaN;
       if (!r.valid) invalid++;
-      if (p.order % (targets.length * n) === targets.length * n - 1) {
-        console.error(`  gate run ${Math.round((p.order + 1) / (targets.length * n))}/${runs} done, ${Math.round((Date.now() - started) / 1000)} s, ${invalid} invalid trials`);
+      if ((p.order + 1) % (targets.length * scenarios.length * n) === 0) {
+        console.error(`  gate run ${(p.order + 1) / (targets.length * scenarios.length * n)}/${runs} done, ${Math.round((Date.now() - started) / 1000)} s, ${invalid} invalid trials`);
+        save(Math.round((Date.now() - started) / 60000));
       }
     }
   } finally {
@@ -112,33 +101,43 @@ async function runTrials(): Promise<void> {
   }
 }
 
-const a = values.get('A')!;
+/** One gate run of `arm` against A over rounds [g·n, (g+1)·n). */
+function gateRun(arm: string, g: number, paired: boolean): Comparison[] {
+  const slice = (id: string) => Object.fromEntries(scenarios.map((s) => [s.id, Object.fromEntries(s.gate.map((m) => {
+    const v = values[id][s.id][m].slice(g * n, (g + 1) * n);
+    return [m, paired ? v : v.filter(Number.isFinite)];
+  }))]));
+  return compareSamples({ scenarios, against: 'A', paired, candidate: { label: arm, values: slice(arm) }, reference: { label: 'A', values: slice('A') } });
+}
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+const rate = (k: number, total: number) => {
+  const [lo, hi] = clopperPearson(k, total);
+  return `${k}/${total} = ${Math.round((k / total) * 100)} % [${Math.round(lo * 100)}, ${Math.round(hi * 100)}]`;
+};
+console.log(`${ids.join(' + ')}: gating ${scenarios.map((s) => `${s.id}/${s.gate.join(',')} (tolerance ${Math.round(toleranceFor(s.gate[0], s.tolerances) * 100)} %)`).join(', ')}`);
+console.log(`n = ${n} rounds per gate run, ${runs} gate runs, ${scenarios[0].warmupSeconds}+${scenarios[0].durationSeconds} s trials, ${minutes} min of trials${baseCpus ? `, A and A2 at --cpus ${baseCpus}` : ''}, idle brokers ${(saved ? saved.frozen : !o['no-freeze']) ? 'frozen' : 'running'} during each trial`);
+const head = ['arm (vs A)', 'true effect per scenario', 'paired: fails', 'warns', 'inconcl.', 'independent: fails'];
 const rows: string[][] = [];
 for (const t of targets.slice(1)) {
-  const b = values.get(t.id)!;
-  const trueEffect = median(b.filter(Number.isFinite)) / median(a.filter(Number.isFinite));
-  let fails = 0;
-  let warns = 0;
-  const ciWidths: number[] = [];
-  for (let g = 0; g < runs; g++) {
-    const x = a.slice(g * n, (g + 1) * n).filter(Number.isFinite);
-    const y = b.slice(g * n, (g + 1) * n).filter(Number.isFinite);
-    const [c] = compareSamples({
-      scenarios: [{ ...scenario, gate: [metric] }], against: 'A',
-      candidate: { label: t.id, values: { [scenario.id]: { [metric]: y } } },
-      reference: { label: 'A', values: { [scenario.id]: { [metric]: x } } },
-    });
-    if (c.verdict === 'fail') fails++;
-    if (c.verdict === 'warn') warns++;
-    if (c.ciLow !== null && c.ciHigh !== null) ciWidths.push((c.ciHigh - c.ciLow) * 100);
-  }
-  const [lo, hi] = clopperPearson(fails, runs);
-  rows.push([t.label, `${((trueEffect - 1) * 100).toFixed(1)} %`, String(runs), `${fails}`, `${((fails / runs) * 100).toFixed(0)} % [${(lo * 100).toFixed(0)}, ${(hi * 100).toFixed(0)}]`, String(warns),
-    ciWidths.length ? `${median(ciWidths).toFixed(0)} pts` : '–']);
+  const effects = scenarios.map((s) => {
+    const a = values.A[s.id][s.gate[0]];
+    const d = values[t.id][s.id][s.gate[0]].map((v, i) => Math.log(v / a[i])).filter(Number.isFinite);
+    return `${s.id} ${pct(Math.exp(median(d)) - 1)}`;
+  }).join(', ');
+  const verdicts = Array.from({ length: runs }, (_, g) => overallVerdict(gateRun(t.id, g, true)));
+  const independent = Array.from({ length: runs }, (_, g) => overallVerdict(gateRun(t.id, g, false)));
+  const count = (vs: string[], v: string) => vs.filter((x) => x === v).length;
+  rows.push([t.label, effects, rate(count(verdicts, 'fail'), runs), String(count(verdicts, 'warn')), String(count(verdicts, 'inconclusive')), rate(count(independent, 'fail'), runs)]);
 }
-const head = ['arm (vs A)', 'true effect', 'gate runs', 'fails', 'fail rate [95 % CI]', 'warns', 'median CI width'];
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-console.log(`one_fast ${metric}, n = ${n} per side per gate run, ${scenario.warmupSeconds}+${scenario.durationSeconds} s trials, tolerance ${(toleranceFor(metric, scenario.tolerances) * 100).toFixed(0)} %, ${minutes} min of trials`);
-const cv = (xs: number[]) => { const f = xs.filter(Number.isFinite); const m = f.reduce((s, x) => s + x, 0) / f.length; return Math.sqrt(f.reduce((s, x) => s + (x - m) ** 2, 0) / (f.length - 1)) / m; };
-console.log(`per-trial CV: ${targets.map((t) => `${t.id} ${(cv(values.get(t.id)!) * 100).toFixed(1)} %`).join(', ')}`);
 for (const r of [head, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
+// Per-metric detail of the paired design: how often each gating metric failed, per arm.
+for (const t of targets.slice(1)) {
+  const per = scenarios.flatMap((s) => s.gate.map((m) => {
+    const cs = Array.from({ length: runs }, (_, g) => gateRun(t.id, g, true).find((c) => c.scenario === s.id && c.metric === m)!);
+    const widthsPts = cs.filter((c) => c.ciLow !== null).map((c) => (c.ciHigh! - c.ciLow!) * 100);
+    return `${s.id}/${m}: ${cs.filter((c) => c.verdict === 'fail').length} fails, median CI ${median(widthsPts).toFixed(1)} pts`;
+  }));
+  console.log(`  ${t.id}: ${per.join('; ')}`);
+}

@@ -15,6 +15,7 @@ import {
   loadPresets,
   loadTarget,
   metricDef,
+  nText,
   num,
   overallVerdict,
   readBaseline,
@@ -27,16 +28,16 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-UNRBIYUG.js";
+} from "./chunks/chunk-QW5FT6UW.js";
 import {
   GateError,
   describeError
-} from "./chunks/chunk-G6BJ4DKP.js";
+} from "./chunks/chunk-TMFVS2L5.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli.ts
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve as resolve2 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/report/terminal.ts
@@ -59,7 +60,7 @@ function terminalTable(r, color) {
     num(x.baselineMedian, x.unit),
     num(x.candidateMedian, x.unit),
     delta(x),
-    `${x.nBaseline}+${x.nCandidate}`,
+    nText(x),
     x.verdict + (x.gating ? "" : " (info)")
   ]);
   const hidden = r.comparisons.length - cs.length;
@@ -80,84 +81,7 @@ function terminalTable(r, color) {
   return [head, against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
 }
 
-// src/cli.ts
-var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
-
-Usage:
-  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
-  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
-  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
-  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
-  rabbitmq-perf-gate list                   presets and scenarios with expected durations
-
-Options for run and refresh:
-  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
-  --broker-url URL       AMQP URL of the broker to measure (default: amqp://guest:guest@127.0.0.1:5672)
-  --management-url URL   its management API (default: http://127.0.0.1:15672)
-  --broker-label NAME    name shown for it (default: broker)
-  --image IMG            measure a broker started from this Docker image instead of --broker-url
-  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
-  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
-  --baseline-target FILE run only: the same with a target file instead of an image
-  --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
-  --repetitions N        trials per scenario and target (default: 5, or what the selection's
-                         gating metrics need to reach significance, e.g. 6 for metadata)
-  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
-  --seed N               reproduce a trial order
-  --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
-Output options (run, refresh, compare, report):
-  --json                 print the JSON report instead of a table / Markdown
-  --html FILE            also write the self-contained HTML report (charts, no network needed)
-  -h, --help             this help
-
-Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
-broken environment; 130 interrupted (partial results are still written).
-
-Examples:
-  rabbitmq-perf-gate list
-  rabbitmq-perf-gate run --scenarios smoke --repetitions 3
-  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
-  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
-  rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
-  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
-  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
-  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
-`;
-var OPTIONS = {
-  scenarios: { type: "string" },
-  "broker-url": { type: "string" },
-  "management-url": { type: "string" },
-  "broker-label": { type: "string" },
-  image: { type: "string" },
-  "baseline-image": { type: "string" },
-  target: { type: "string" },
-  "baseline-target": { type: "string" },
-  "baseline-file": { type: "string" },
-  repetitions: { type: "string" },
-  duration: { type: "string" },
-  warmup: { type: "string" },
-  seed: { type: "string" },
-  out: { type: "string" },
-  json: { type: "boolean" },
-  html: { type: "string" },
-  help: { type: "boolean", short: "h" }
-};
-var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
-var COMMANDS = {
-  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target"], args: 0 },
-  refresh: { options: RUN_OPTS, args: 0 },
-  compare: { options: ["json", "html"], args: 2 },
-  report: { options: ["json", "html"], args: 1 },
-  list: { options: ["json"], args: 0 }
-};
-function numberOpt(name, v, min, integer = false) {
-  if (v === void 0) return void 0;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < min || integer && !Number.isInteger(n)) {
-    throw new GateError(`must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${v}"`, { field: `--${name}` });
-  }
-  return n;
-}
+// src/report/progress.ts
 var clock = (s) => {
   const t = Math.max(0, Math.round(s));
   return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
@@ -224,16 +148,10 @@ function terminalUi(labels) {
     }
   };
 }
-function emit(report, v, markdown) {
-  if (v.html) {
-    writeFileAtomic(resolve(v.html), renderHtml(report));
-    process.stderr.write(`HTML report: ${resolve(v.html)}
-`);
-  }
-  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + "\n");
-  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
-  else process.stdout.write(markdown());
-}
+
+// src/config/cli-targets.ts
+import { existsSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
 async function targetFile(option, file, id) {
   if (!existsSync(file) || !statSync(file).isFile()) {
     throw new GateError("target file not found", { file, field: `--${option}` }, "give the path of a target file (see docs/targets.md), relative to the current directory");
@@ -243,7 +161,7 @@ async function targetFile(option, file, id) {
   const text = secrets.reduce((acc, x) => acc.split(x).join("***"), t.text);
   return { ...t, text, spec: { ...t.spec, configFiles: t.spec.configFiles.map((f) => resolve(f)) } };
 }
-async function targets(mode, v) {
+async function cliTargets(mode, v) {
   const url = v["broker-url"] ? "--broker-url" : v["management-url"] ? "--management-url" : void 0;
   if (v.image && v.target) throw new GateError("cannot be combined with --image: both describe the broker to measure", { field: "--target" }, "keep one of them");
   if (v["baseline-image"] && v["baseline-target"]) throw new GateError("cannot be combined with --baseline-image: both describe the reference broker", { field: "--baseline-target" }, "keep one of them");
@@ -263,8 +181,8 @@ async function targets(mode, v) {
   if ((v.image || v.target) && v["broker-label"]) candidate.label = v["broker-label"];
   const reference = refFile ? refFile.spec : mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
   if (reference && reference.label === candidate.label) {
-    if (refFile) reference.label = `${reference.label} (${basename(v["baseline-target"])})`;
-    if (candFile) candidate.label = `${candidate.label} (${basename(v.target)})`;
+    reference.label = `${reference.label} (${refFile ? basename(v["baseline-target"]) : "baseline"})`;
+    candidate.label = `${candidate.label} (${candFile ? basename(v.target) : "candidate"})`;
   }
   if (!candFile && !refFile) return { candidate, reference };
   const describe = (file, t) => file ?? (t.kind === "docker" ? `image ${t.image}` : `the broker at --broker-url (${t.label})`);
@@ -278,16 +196,110 @@ function runIdFromEnv() {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new GateError(`is "${id}"`, { field: "RABBITMQ_PERF_GATE_RUN_ID" }, "use up to 64 letters, digits, - or _");
   return id;
 }
+
+// src/cli.ts
+var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
+
+Usage:
+  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
+  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
+  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
+  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
+  rabbitmq-perf-gate list                   presets and scenarios with expected durations
+
+Options for run and refresh:
+  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
+  --broker-url URL       AMQP URL of the broker to measure (default: amqp://guest:guest@127.0.0.1:5672)
+  --management-url URL   its management API (default: http://127.0.0.1:15672)
+  --broker-label NAME    name shown for it (default: broker)
+  --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
+  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-target FILE run only: the same with a target file instead of an image
+  --no-freeze            run only: keep the idle target running during the other's trials (by
+                         default a docker target is frozen while the other one is measured)
+  --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
+  --repetitions N        trials per scenario and target (default: what the selection's gating
+                         metrics need to reach significance, at least 5; A/B runs compare pairs
+                         and need more, e.g. 8 for pr \u2014 see 'list')
+  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
+  --seed N               reproduce a trial order
+  --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
+Output options (run, refresh, compare, report):
+  --json                 print the JSON report instead of a table / Markdown
+  --html FILE            also write the self-contained HTML report (charts, no network needed)
+  -h, --help             this help
+
+Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
+broken environment; 130 interrupted (partial results are still written).
+
+Examples:
+  rabbitmq-perf-gate list
+  rabbitmq-perf-gate run --scenarios smoke --repetitions 3
+  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
+  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
+  rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
+`;
+var OPTIONS = {
+  scenarios: { type: "string" },
+  "broker-url": { type: "string" },
+  "management-url": { type: "string" },
+  "broker-label": { type: "string" },
+  image: { type: "string" },
+  "baseline-image": { type: "string" },
+  target: { type: "string" },
+  "baseline-target": { type: "string" },
+  "baseline-file": { type: "string" },
+  repetitions: { type: "string" },
+  duration: { type: "string" },
+  warmup: { type: "string" },
+  seed: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  html: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  "no-freeze": { type: "boolean" }
+};
+var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
+var COMMANDS = {
+  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze"], args: 0 },
+  refresh: { options: RUN_OPTS, args: 0 },
+  compare: { options: ["json", "html"], args: 2 },
+  report: { options: ["json", "html"], args: 1 },
+  list: { options: ["json"], args: 0 }
+};
+function numberOpt(name, v, min, integer = false) {
+  if (v === void 0) return void 0;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < min || integer && !Number.isInteger(n)) {
+    throw new GateError(`must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${v}"`, { field: `--${name}` });
+  }
+  return n;
+}
+function emit(report, v, markdown) {
+  if (v.html) {
+    writeFileAtomic(resolve2(v.html), renderHtml(report));
+    process.stderr.write(`HTML report: ${resolve2(v.html)}
+`);
+  }
+  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + "\n");
+  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
+  else process.stdout.write(markdown());
+}
 async function runCommand(mode, v) {
-  const baselineFile = resolve(v["baseline-file"] ?? ".github/rabbitmq-perf/baseline.json");
-  const { candidate, reference, note, diff } = await targets(mode, v);
+  const baselineFile = resolve2(v["baseline-file"] ?? ".github/rabbitmq-perf/baseline.json");
+  const { candidate, reference, note, diff } = await cliTargets(mode, v);
   const runId = runIdFromEnv();
   resolveScenarios(v.scenarios ?? "pr");
   const opts = {
     repetitions: numberOpt("repetitions", v.repetitions, 1, true),
     seed: numberOpt("seed", v.seed, 0, true),
     duration: numberOpt("duration", v.duration, 1),
-    warmup: numberOpt("warmup", v.warmup, 0)
+    warmup: numberOpt("warmup", v.warmup, 0),
+    freezeIdle: !v["no-freeze"]
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
   const read = readBaseline(baselineFile);
@@ -307,7 +319,7 @@ async function runCommand(mode, v) {
     process.off("SIGTERM", abort);
   }
   const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
-  const files = writeReportFiles(resolve(v.out ?? "rabbitmq-perf-gate-report"), report, summary);
+  const files = writeReportFiles(resolve2(v.out ?? "rabbitmq-perf-gate-report"), report, summary);
   if (mode === "refresh" && !controller.signal.aborted) {
     if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
     writeBaseline(baselineFile, baselineFromRun(report, stored));
@@ -324,8 +336,17 @@ async function runCommand(mode, v) {
 function listCommand(v) {
   const presets = loadPresets().map((p) => {
     const { scenarios: scenarios2 } = resolveScenarios(p.name);
-    const repetitions = defaultRepetitions(scenarios2);
-    return { name: p.name, description: p.description, scenarios: scenarios2.map((s) => s.id), repetitions, secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios2, ["candidate"], repetitions, 1))) };
+    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios2), defaultRepetitions(scenarios2, true)];
+    const seconds = (targets, reps) => Math.round(estimateSeconds(buildPlan(scenarios2, targets, reps, 1)));
+    return {
+      name: p.name,
+      description: p.description,
+      scenarios: scenarios2.map((s) => s.id),
+      repetitions,
+      secondsPerTarget: seconds(["candidate"], repetitions),
+      abRepetitions,
+      abSeconds: seconds(["candidate", "baseline"], abRepetitions)
+    };
   });
   const scenarios = catalogueIds().map((id) => {
     const specs = resolveScenarios(id).scenarios;
@@ -337,7 +358,9 @@ function listCommand(v) {
     return 0;
   }
   const lines = ["Presets:"];
-  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min per target at ${p.repetitions} repetitions \u2014 ${p.description}`);
+  for (const p of presets) {
+    lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), ~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs) \u2014 ${p.description}`);
+  }
   lines.push("", "Scenarios (warm-up + measured seconds; \xD7N: variants over the file's axes):");
   for (const s of scenarios) {
     const text = s.description.replace(/\s+/g, " ");

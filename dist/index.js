@@ -42,16 +42,17 @@ import {
   restContents,
   runPipeline,
   trialValues,
+  trialValuesByRound,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-UNRBIYUG.js";
+} from "./chunks/chunk-QW5FT6UW.js";
 import {
   GateError,
   describeError,
   drainBeforeSignalExit
-} from "./chunks/chunk-G6BJ4DKP.js";
+} from "./chunks/chunk-TMFVS2L5.js";
 import {
   __commonJS,
   __require,
@@ -5529,8 +5530,9 @@ var REPORT_SCHEMA = obj({
     change: oneOf2("better", "worse", "same", "unknown"),
     verdict,
     reason: str,
-    gating: { type: "boolean" }
-  })),
+    gating: { type: "boolean" },
+    paired: { type: "boolean" }
+  }, ["paired"])),
   decidedBy: str,
   verdict,
   regressions: int,
@@ -5629,7 +5631,13 @@ function mergeReports(parts, stored, note = () => {
   let comparisons = [];
   let decidedBy = "nothing: no baseline to compare with";
   if (reference) {
-    comparisons = compareSamples({ scenarios, candidate, reference: { label: reference.label, values: trialValues({ trials }, reference.id) }, against: reference.id });
+    comparisons = compareSamples({
+      scenarios,
+      against: reference.id,
+      paired: true,
+      candidate: { label: candidate.label, values: trialValuesByRound({ trials }, first.candidate) },
+      reference: { label: reference.label, values: trialValuesByRound({ trials }, reference.id) }
+    });
     decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
   }
   if (stored && candInfo) {

@@ -5,26 +5,22 @@
 // to stdout: a coloured table on a terminal (no colour with NO_COLOR), Markdown when piped, JSON
 // with --json. Exit status: 0 pass/warn/inconclusive, 1 on a regression, 2 on bad input or a
 // broken environment, 130 when interrupted.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Baseline, RunReport, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, RunReport } from './schema/types';
 import { describeError, GateError } from './config/errors';
 import { catalogueIds, loadPresets, resolveScenarios } from './config/catalogue';
 import { readBaseline, baselineFromRun, writeBaseline, trialValues, writeFileAtomic } from './compare/baseline-file';
-import { compareSamples, countChanges, overallVerdict } from './compare/compare';
-import { runPipeline, type Ui } from './pipeline';
-import { defaultRepetitions } from './compare/compare';
+import { compareSamples, countChanges, defaultRepetitions, overallVerdict } from './compare/compare';
+import { runPipeline } from './pipeline';
 import { estimateSeconds, buildPlan } from './plan/plan';
 import { renderSummary } from './report/markdown';
 import { renderHtml } from './report/html';
 import { writeReportFiles } from './report/files';
-import { num } from './report/format';
-import { colorAllowed, paint, terminalTable } from './report/terminal';
-import { workingTree } from './config/file-source';
-import { loadTarget, type LoadedTarget } from './config/target-file';
-import { lineDiff } from './report/diff';
-import { metricDef } from './metrics/definitions';
+import { colorAllowed, terminalTable } from './report/terminal';
+import { terminalUi } from './report/progress';
+import { cliTargets, runIdFromEnv } from './config/cli-targets';
 import { fingerprintMismatch, TOOL_VERSION } from './metrics/fingerprint';
 
 const HELP = `rabbitmq-perf-gate ${TOOL_VERSION} — RabbitMQ performance regression gate
@@ -45,9 +41,12 @@ Options for run and refresh:
   --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
   --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
   --baseline-target FILE run only: the same with a target file instead of an image
+  --no-freeze            run only: keep the idle target running during the other's trials (by
+                         default a docker target is frozen while the other one is measured)
   --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
-  --repetitions N        trials per scenario and target (default: 5, or what the selection's
-                         gating metrics need to reach significance, e.g. 6 for metadata)
+  --repetitions N        trials per scenario and target (default: what the selection's gating
+                         metrics need to reach significance, at least 5; A/B runs compare pairs
+                         and need more, e.g. 8 for pr — see 'list')
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
   --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
@@ -76,13 +75,13 @@ const OPTIONS = {
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
   warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
-  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' },
 } as const;
 type Values = ReturnType<typeof parse>['values'];
 
 const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
 const COMMANDS: Record<string, { options: string[]; args: number }> = {
-  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target'], args: 0 },
+  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze'], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ['json', 'html'], args: 2 },
   report: { options: ['json', 'html'], args: 1 },
@@ -98,62 +97,6 @@ function numberOpt(name: string, v: string | undefined, min: number, integer = f
   return n;
 }
 
-const clock = (s: number) => { const t = Math.max(0, Math.round(s)); return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`; };
-
-function trialFigures(t: TrialResult): string {
-  if (!t.valid) return `INVALID: ${t.invalidReason ?? t.error ?? 'unknown reason'}`;
-  const m = t.metrics;
-  const main = ['published_rate', 'consumed_rate', 'latency_p99_ms'].filter((k) => k in m);
-  // Churn, import and phased scenarios report other metrics: show their first few.
-  return (main.length ? main : Object.keys(m).slice(0, 3)).map((k) => `${metricDef(k).label} ${num(m[k], metricDef(k).unit)}`).join(', ');
-}
-
-/** Progress on stderr: a live bar with ETA on a terminal, one plain line per trial otherwise. */
-function terminalUi(labels: Record<string, string>): Ui & { stop(): void } {
-  const out = process.stderr;
-  const tty = Boolean(out.isTTY);
-  const c = paint(colorAllowed(out));
-  const started = Date.now();
-  let bar: { done: number; total: number; eta: number; at: number } | undefined;
-  let ticker: NodeJS.Timeout | undefined;
-  const clear = () => (tty && bar ? '\r\x1b[K' : '');
-  const drawBar = () => {
-    if (!tty || !bar) return;
-    const width = 28;
-    const filled = Math.round((bar.done / bar.total) * width);
-    const left = Math.max(0, bar.eta - (Date.now() - bar.at) / 1000);
-    out.write(`\r\x1b[K${c('36', '█'.repeat(filled))}${c('2', '░'.repeat(width - filled))} ${bar.done}/${bar.total} trials · ${clock((Date.now() - started) / 1000)} elapsed · ~${clock(left)} left`);
-  };
-  const line = (s: string) => { out.write(`${clear()}${s}\n`); drawBar(); };
-  const stop = () => { if (ticker) clearInterval(ticker); ticker = undefined; if (tty && bar) out.write('\r\x1b[K'); bar = undefined; };
-  return {
-    stop,
-    info: (m) => {
-      line(m);
-      // The pipeline announces the plan ("Running N trials …, about S s"): show the bar from trial one.
-      const plan = /^Running (\d+) trials.*about (\d+) s/.exec(m);
-      if (tty && plan) {
-        bar = { done: 0, total: Number(plan[1]), eta: Number(plan[2]), at: Date.now() };
-        ticker ??= setInterval(drawBar, 1000).unref();
-        drawBar();
-      }
-    },
-    warn: (m) => line(c('33', `warning: ${m}`)),
-    group: async (name, fn) => { line(c('1', `${name}…`)); return fn(); },
-    trialDone: (done, total, t, eta) => {
-      const who = `${t.scenario} #${t.trial + 1} on ${labels[t.target] ?? t.target}`;
-      if (!tty) {
-        out.write(`[${done}/${total}] ${who}: ${trialFigures(t)} (~${Math.round(eta)} s left)\n`);
-        return;
-      }
-      bar = { done, total, eta, at: Date.now() };
-      ticker ??= setInterval(drawBar, 1000).unref();
-      line(`${t.valid ? c('32', '✓') : c('31', '✗')} ${who}: ${t.valid ? trialFigures(t) : c('33', trialFigures(t))}`);
-      if (done === total) stop();
-    },
-  };
-}
-
 function emit(report: RunReport, v: Values, markdown: () => string): void {
   if (v.html) {
     writeFileAtomic(resolve(v.html), renderHtml(report));
@@ -164,65 +107,14 @@ function emit(report: RunReport, v: Values, markdown: () => string): void {
   else process.stdout.write(markdown());
 }
 
-/** A target file from the working tree; config paths in it are relative to the current directory. */
-async function targetFile(option: 'target' | 'baseline-target', file: string, id: string): Promise<LoadedTarget> {
-  if (!existsSync(file) || !statSync(file).isFile()) {
-    throw new GateError('target file not found', { file, field: `--${option}` }, 'give the path of a target file (see docs/targets.md), relative to the current directory');
-  }
-  const t = await loadTarget(workingTree(process.cwd()), file, id);
-  // Credentials in env (RABBITMQ_DEFAULT_PASS, …) never reach the report's diff of the two files.
-  const secrets = Object.entries(t.spec.env ?? {}).filter(([k, x]) => /PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && x && x !== 'guest').map(([, x]) => x);
-  const text = secrets.reduce((acc, x) => acc.split(x).join('***'), t.text);
-  return { ...t, text, spec: { ...t.spec, configFiles: t.spec.configFiles.map((f) => resolve(f)) } };
-}
-
-interface CliTargets { candidate: TargetSpec; reference?: TargetSpec; note?: string; diff?: string }
-
-async function targets(mode: 'check' | 'refresh', v: Values): Promise<CliTargets> {
-  const url = v['broker-url'] ? '--broker-url' : v['management-url'] ? '--management-url' : undefined;
-  if (v.image && v.target) throw new GateError('cannot be combined with --image: both describe the broker to measure', { field: '--target' }, 'keep one of them');
-  if (v['baseline-image'] && v['baseline-target']) throw new GateError('cannot be combined with --baseline-image: both describe the reference broker', { field: '--baseline-target' }, 'keep one of them');
-  for (const opt of ['image', 'target'] as const) {
-    if (v[opt] && url) throw new GateError(`starts its own broker, so it cannot be combined with ${url}`, { field: `--${opt}` }, `drop ${url}, or drop --${opt} to measure the broker at the URL`);
-  }
-  const docker = (id: string, image: string): TargetSpec => ({ id, label: image, kind: 'docker', image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' });
-  const candFile = v.target ? await targetFile('target', v.target, 'candidate') : undefined;
-  const refFile = mode === 'check' && v['baseline-target'] ? await targetFile('baseline-target', v['baseline-target'], 'baseline') : undefined;
-  const candidate: TargetSpec = candFile ? candFile.spec : v.image ? docker('candidate', v.image) : {
-    id: 'candidate', label: v['broker-label'] ?? 'broker', kind: 'url',
-    amqpUrl: v['broker-url'] ?? 'amqp://guest:guest@127.0.0.1:5672',
-    managementUrl: v['management-url'] ?? 'http://127.0.0.1:15672',
-  };
-  if ((v.image || v.target) && v['broker-label']) candidate.label = v['broker-label'];
-  const reference: TargetSpec | undefined = refFile ? refFile.spec : mode === 'check' && v['baseline-image'] ? docker('baseline', v['baseline-image']) : undefined;
-  // Two files on the same image get the same default label: tell them apart by file name.
-  if (reference && reference.label === candidate.label) {
-    if (refFile) reference.label = `${reference.label} (${basename(v['baseline-target']!)})`;
-    if (candFile) candidate.label = `${candidate.label} (${basename(v.target!)})`;
-  }
-  if (!candFile && !refFile) return { candidate, reference };
-  const describe = (file: string | undefined, t: TargetSpec) => (file ?? (t.kind === 'docker' ? `image ${t.image}` : `the broker at --broker-url (${t.label})`));
-  const note = reference ? `${describe(v.target, candidate)} against ${describe(v['baseline-target'], reference)}${candFile && refFile && candFile.digest === refFile.digest ? ' — identical descriptions: an A/A run' : ''}` : `${v.target} against the stored baseline`;
-  const diff = candFile && refFile && candFile.digest !== refFile.digest ? lineDiff(refFile.text, candFile.text) : undefined;
-  return { candidate, reference, note, diff };
-}
-
-/** RABBITMQ_PERF_GATE_RUN_ID labels the containers (rabbitmq-perf-gate.run=…) and names the trial vhosts. */
-function runIdFromEnv(): string | undefined {
-  const id = process.env.RABBITMQ_PERF_GATE_RUN_ID;
-  if (!id) return undefined;
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new GateError(`is "${id}"`, { field: 'RABBITMQ_PERF_GATE_RUN_ID' }, 'use up to 64 letters, digits, - or _');
-  return id;
-}
-
 async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number> {
   const baselineFile = resolve(v['baseline-file'] ?? '.github/rabbitmq-perf/baseline.json');
-  const { candidate, reference, note, diff } = await targets(mode, v);
+  const { candidate, reference, note, diff } = await cliTargets(mode, v);
   const runId = runIdFromEnv();
   resolveScenarios(v.scenarios ?? 'pr'); // bad scenario input fails here, before anything else is said
   const opts = {
     repetitions: numberOpt('repetitions', v.repetitions, 1, true), seed: numberOpt('seed', v.seed, 0, true),
-    duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0),
+    duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0), freezeIdle: !v['no-freeze'],
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t!.id, t!.label])));
   const read = readBaseline(baselineFile);
@@ -260,8 +152,12 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
 function listCommand(v: Values): number {
   const presets = loadPresets().map((p) => {
     const { scenarios } = resolveScenarios(p.name);
-    const repetitions = defaultRepetitions(scenarios);
-    return { name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id), repetitions, secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], repetitions, 1))) };
+    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios), defaultRepetitions(scenarios, true)];
+    const seconds = (targets: string[], reps: number) => Math.round(estimateSeconds(buildPlan(scenarios, targets, reps, 1)));
+    return {
+      name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id),
+      repetitions, secondsPerTarget: seconds(['candidate'], repetitions), abRepetitions, abSeconds: seconds(['candidate', 'baseline'], abRepetitions),
+    };
   });
   const scenarios = catalogueIds().map((id) => {
     const specs = resolveScenarios(id).scenarios;
@@ -273,7 +169,10 @@ function listCommand(v: Values): number {
     return 0;
   }
   const lines = ['Presets:'];
-  for (const p of presets) lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min per target at ${p.repetitions} repetitions — ${p.description}`);
+  for (const p of presets) {
+    lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), `
+      + `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs) — ${p.description}`);
+  }
   lines.push('', 'Scenarios (warm-up + measured seconds; ×N: variants over the file\'s axes):');
   for (const s of scenarios) {
     const text = s.description.replace(/\s+/g, ' ');

@@ -11,12 +11,13 @@ import { describeError, GateError } from './config/errors';
 import { startTarget } from './broker/start';
 import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
+import { focusOn, type Focus } from './broker/focus';
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
 import { fingerprint, fingerprintMismatch, TOOL, TOOL_VERSION } from './metrics/fingerprint';
 import { compareSamples, countChanges, defaultRepetitions, overallVerdict, trialsNeeded } from './compare/compare';
-import { trialValues } from './compare/baseline-file';
+import { trialValues, trialValuesByRound } from './compare/baseline-file';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -44,6 +45,8 @@ export interface RunOptions {
   /** Per-run time limit in seconds (broker start included): no trial starts after it and the
    *  running one is cut short; the report says how many trials ran. 0 or absent = none. */
   timeLimitSeconds?: number;
+  /** Freeze the idle target during each trial of a same-run A/B (docker targets); default true. */
+  freezeIdle?: boolean;
 }
 
 export interface Ui {
@@ -63,7 +66,7 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const seed = opts.seed ?? randomBytes(4).readUInt32BE(0);
   const selection = resolveScenarios(opts.scenarios, opts.cwd);
   // From the whole selection (not this shard's part), so every shard runs the same n.
-  const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios);
+  const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined);
   let scenarios = shardScenarios(selection.scenarios.map((s) => ({
     ...s,
     durationSeconds: opts.duration ?? s.durationSeconds,
@@ -77,6 +80,7 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const limit = runTimeLimit(opts.timeLimitSeconds);
   const trialSignal = AbortSignal.any([limit.signal, ...(opts.signal ? [opts.signal] : [])]);
   let planned = 0;
+  let focus: Focus | undefined;
   try {
     for (const spec of specs) {
       const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
@@ -88,14 +92,16 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
       ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
     }
     scenarios = skipUnrunnable(scenarios, handles, errors, ui);
-    if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui);
+    if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui, opts.reference !== undefined);
     const plan = buildPlan(scenarios, specs.map((s) => s.id), repetitions, seed);
     planned = plan.length;
+    focus = focusOn(handles, ui.warn, opts.freezeIdle !== false);
     let remaining = estimateSeconds(plan);
     ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${repetitions}), about ${Math.round(remaining)} s, seed ${seed}`);
     for (const p of plan) {
       if (trialSignal.aborted) break;
       const handle = handles[specs.findIndex((s) => s.id === p.target)];
+      await focus.on(handle);
       const result = await runTrial(p, handle, runId, trialSignal);
       trials.push(result);
       remaining -= estimateSeconds([p]);
@@ -112,7 +118,7 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
     const cut = trials.at(-1) && !trials.at(-1)!.valid ? ' (the last one cut short)' : '';
     errors.push({ scope: 'run', message: `Stopped early: ${why} after ${trials.length} of ${planned} planned trials${cut}; ${planned - trials.length} did not start.` });
   }
-  return assembleReport({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started });
+  return assembleReport({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true });
 }
 
 /** Drops the restart scenarios when any target cannot restart its node (a broker attached by URL,
@@ -133,11 +139,11 @@ export function skipUnrunnable(scenarios: ScenarioSpec[], handles: Pick<BrokerHa
 
 /** Holm's correction over many gating metrics puts significance out of reach of small samples:
  *  say so before the run rather than after it (every gating metric would be inconclusive). */
-export function warnIfUnderpowered(scenarios: ScenarioSpec[], repetitions: number, ui: Pick<Ui, 'warn'>): void {
+export function warnIfUnderpowered(scenarios: ScenarioSpec[], repetitions: number, ui: Pick<Ui, 'warn'>, paired = false): void {
   const gating = scenarios.reduce((sum, s) => sum + s.gate.length, 0);
-  const needed = trialsNeeded(gating);
+  const needed = trialsNeeded(gating, paired);
   if (gating === 0 || repetitions >= needed) return;
-  ui.warn(`${repetitions} trials per side cannot reach significance across ${gating} gating metrics (Holm's correction): `
+  ui.warn(`${repetitions} ${paired ? 'paired rounds' : 'trials per side'} cannot reach significance across ${gating} gating metrics (Holm's correction): `
     + `every gating metric will be inconclusive. Use repetitions ≥ ${needed}, or fewer scenarios.`);
 }
 
@@ -161,6 +167,8 @@ interface Assembly {
   repetitions: number;
   preset: string;
   started: number;
+  /** The idle target was frozen during each trial. */
+  frozen: boolean;
 }
 
 /** Compares and packages a run. Same-run reference decides when present; the stored baseline otherwise. */
@@ -174,8 +182,13 @@ function assembleReport(a: Assembly): RunReport {
   let decidedBy = 'nothing: no baseline to compare with';
   if (a.opts.reference) {
     const ref = a.opts.reference;
-    comparisons = compareSamples({ scenarios: a.scenarios, candidate: candSample, reference: { label: ref.label, values: trialValues(partial, ref.id) }, against: ref.id });
-    decidedBy = `same-run A/B against ${ref.label}: both targets ran interleaved on this runner`;
+    comparisons = compareSamples({
+      scenarios: a.scenarios, against: ref.id, paired: true,
+      candidate: { label: candSample.label, values: trialValuesByRound(partial, candidate) },
+      reference: { label: ref.label, values: trialValuesByRound(partial, ref.id) },
+    });
+    const idle = a.frozen ? ', the idle one frozen' : '';
+    decidedBy = `same-run A/B against ${ref.label}: both targets ran on this runner, each round's pair back to back${idle}, compared pair by pair`;
   }
   if (a.opts.stored && a.opts.mode === 'check' && candInfo) {
     const mismatch = fingerprintMismatch(a.opts.stored.fingerprint, a.opts.stored.target, fp, candInfo);

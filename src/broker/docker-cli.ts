@@ -75,6 +75,11 @@ export async function removeContainers(refs: string[]): Promise<void> {
   if (refs.length > 0) await docker(['rm', '-f', '-v', ...refs], { allowFail: true, timeoutMs: 60_000 });
 }
 
+/** Freezes (`docker pause`) or thaws (`docker unpause`) containers; a failure is thrown. */
+export async function setPaused(refs: string[], paused: boolean): Promise<void> {
+  if (refs.length > 0) await docker([paused ? 'pause' : 'unpause', ...refs], { timeoutMs: 60_000 });
+}
+
 /** IDs of all containers (running or not) carrying every given label filter, e.g. "a=b". */
 export async function listContainers(labels: string[]): Promise<string[]> {
   const r = await docker(['ps', '-a', '-q', '--no-trunc', ...labels.flatMap((l) => ['--filter', `label=${l}`])]);

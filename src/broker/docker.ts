@@ -285,6 +285,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     const mgmt = new ManagementClient(managementUrl);
     const id = await mgmt.identity();
     let stopped = false;
+    let frozen = false;
     // A cluster's nodes share one epmd (host networking), living in whichever container started it
     // first: restarting that container would cut the others off, so only single nodes restart.
     const restart = count === 1 ? {
@@ -310,6 +311,11 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         nodes: id.nodes,
       },
       ...restart,
+      setFrozen: async (on: boolean) => {
+        if (stopped || on === frozen) return;
+        await cli.setPaused(names, on);
+        frozen = on;
+      },
       stop: async () => {
         if (stopped) return;
         stopped = true;

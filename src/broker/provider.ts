@@ -14,6 +14,10 @@ export interface BrokerHandle {
    *  times it. Only providers that started the broker offer it: a broker attached by URL is never
    *  restarted. Resolves once the node accepts AMQP and its management API answers again. */
   restartNode?(): Promise<NodeRestart>;
+  /** Freezes (true) or thaws (false) every node of the target (cgroup freezer, `docker pause`):
+   *  a frozen broker uses no CPU, so an idle target cannot disturb the other target's trial.
+   *  Idempotent. Only providers that started the broker offer it. */
+  setFrozen?(frozen: boolean): Promise<void>;
   /** Stops and removes everything this provider started for the target. Idempotent. */
   stop(): Promise<void>;
 }

@@ -1,11 +1,15 @@
 // Compare stage: per scenario × metric, the candidate's trial values against a reference (the
-// stored baseline's trials, or a same-run baseline target's trials). Exact Mann-Whitney U for
-// significance (Holm-corrected across the gating metrics of the run), the Hodges-Lehmann shift of
-// log values as a ratio with its distribution-free CI for the size, and a verdict that fails only
+// stored baseline's trials, or a same-run baseline target's trials). Two designs: against a
+// same-run target the trials are paired by round (src/plan/plan.ts runs a round's pair back to
+// back), tested with the exact Wilcoxon signed-rank test on the log ratios and sized by their
+// Hodges-Lehmann ratio (src/compare/paired.ts); against a stored baseline, from another run, the
+// samples are independent: exact Mann-Whitney U and the two-sample Hodges-Lehmann ratio. Either
+// way significance is Holm-corrected across the gating metrics of the run, and a verdict fails only
 // when the whole CI lies beyond the metric's tolerance in the bad direction.
 import type { Change, Comparison, ScenarioSpec, Verdict } from '../schema/types';
 import { metricDef, toleranceFor } from '../metrics/definitions';
 import { hodgesLehmannRatio, mannWhitneyExact, median, minAttainableP } from './stats';
+import { hodgesLehmannPairedRatio, minAttainablePairedP, signedRankExact } from './paired';
 import { holm } from './holm';
 
 /** Family-wise error rate of a run's gating decisions. */
@@ -13,22 +17,29 @@ export const ALPHA = 0.05;
 /** Fewer valid trials than this on either side → inconclusive, whatever the test could reach. */
 export const MIN_TRIALS = 3;
 
-/** Smallest n per side whose exact U test can reach significance among `tests` Holm-corrected tests. */
-export function trialsNeeded(tests: number): number {
+/** Smallest attainable two-sided p of the design with n pairs, or n + m independent trials. */
+function minP(paired: boolean, n: number, m = n): number {
+  return paired ? minAttainablePairedP(Math.min(n, m)) : minAttainableP(n, m);
+}
+
+/** Smallest n per side whose exact test (signed-rank when paired, else U) can reach significance
+ *  among `tests` Holm-corrected tests. */
+export function trialsNeeded(tests: number, paired = false): number {
   let n = MIN_TRIALS;
-  while (minAttainableP(n, n) * Math.max(1, tests) >= ALPHA) n++;
+  while (minP(paired, n) * Math.max(1, tests) >= ALPHA) n++;
   return n;
 }
 
 /** The default n per side: 5, or more when the selection has so many gating metrics that Holm's
- *  correction would put significance out of reach of 5 trials (e.g. the metadata preset). */
-export function defaultRepetitions(scenarios: ScenarioSpec[]): number {
-  return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0)));
+ *  correction would put significance out of reach (paired: same-run A/B; e.g. 8 for the pr preset). */
+export function defaultRepetitions(scenarios: ScenarioSpec[], paired = false): number {
+  return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0), paired));
 }
 
 export interface Sample {
   label: string;
-  /** scenario id → metric id → values, one per valid trial. */
+  /** scenario id → metric id → values, one per valid trial; when paired, one per round (index =
+   *  round, NaN where that round's trial is invalid or lacks the metric). */
   values: Record<string, Record<string, number[]>>;
 }
 
@@ -40,6 +51,8 @@ export interface CompareInput {
   against: string;
   /** When set, a fail becomes a warn, with this reason (e.g. the runner's fingerprint differs). */
   mayNotFail?: string;
+  /** Same-run A/B: both samples are indexed by round and compared as pairs. */
+  paired?: boolean;
 }
 
 const fmtPct = (r: number) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)} %`;
@@ -56,26 +69,37 @@ export function compareSamples(input: CompareInput): Comparison[] {
   return out;
 }
 
-function compareMetric(s: ScenarioSpec, metric: string, x: number[], y: number[], input: CompareInput): Comparison {
+/** The rounds where both sides have a value: the pairs. */
+function pairsOf(x: number[], y: number[]): [number[], number[]] {
+  const keep = x.map((v, i) => Number.isFinite(v) && Number.isFinite(y[i]));
+  return [x.filter((_, i) => keep[i]), y.filter((_, i) => keep[i])];
+}
+
+function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number[], input: CompareInput): Comparison {
   const def = metricDef(metric);
+  const paired = input.paired === true;
+  const [x, y] = paired ? pairsOf(xs, ys) : [xs, ys];
   const base: Comparison = {
     scenario: s.id, metric, unit: def.unit, direction: def.direction, against: input.against,
     baselineLabel: input.reference.label, candidateLabel: input.candidate.label,
     nBaseline: x.length, nCandidate: y.length,
     baselineMedian: x.length ? median(x) : null, candidateMedian: y.length ? median(y) : null,
     ratio: null, ciLow: null, ciHigh: null, pValue: null, pAdjusted: null,
-    tolerance: toleranceFor(metric, s.tolerances), change: 'unknown', verdict: 'inconclusive', reason: '',
-    gating: s.gate.includes(metric),
+    tolerance: toleranceFor(metric, s.tolerances, input.against === 'stored'), change: 'unknown', verdict: 'inconclusive', reason: '',
+    gating: s.gate.includes(metric), paired,
   };
   if (x.length < MIN_TRIALS || y.length < MIN_TRIALS) {
-    base.reason = x.length === 0 ? `no ${input.reference.label} values for this metric`
+    const none = paired && xs.some(Number.isFinite) && ys.some(Number.isFinite) ? 'no round with valid trials on both sides' : '';
+    base.reason = none || (x.length === 0 ? `no ${input.reference.label} values for this metric`
       : y.length === 0 ? 'no valid candidate trials for this metric'
-      : `too few valid trials (n = ${x.length} + ${y.length}; at least ${MIN_TRIALS} per side needed)`;
+      : `too few valid ${paired ? 'pairs' : 'trials'} (n = ${x.length} + ${y.length}; at least ${MIN_TRIALS} per side needed)`);
     if (base.baselineMedian && base.candidateMedian) base.ratio = base.candidateMedian / base.baselineMedian;
     return base;
   }
-  const hl = hodgesLehmannRatio(x, y, 1 - ALPHA);
-  base.pValue = mannWhitneyExact(x, y).p;
+  const hl = paired ? hodgesLehmannPairedRatio(x, y, 1 - ALPHA) : hodgesLehmannRatio(x, y, 1 - ALPHA);
+  base.pValue = paired && x.every((v) => v > 0) && y.every((v) => v > 0)
+    ? signedRankExact(x.map((v, i) => Math.log(y[i]) - Math.log(v))).p
+    : paired ? signedRankExact(x.map((v, i) => y[i] - v)).p : mannWhitneyExact(x, y).p;
   if (hl) {
     base.ratio = hl.ratio;
     base.ciLow = hl.low;
@@ -92,8 +116,9 @@ function adjustAndDecide(cs: Comparison[], mayNotFail?: string): void {
   // With too few trials the exact test cannot reach significance at all: say so, don't pass.
   const m = tested.length;
   for (const c of cs) {
-    if (c.pValue === null || minAttainableP(c.nBaseline, c.nCandidate) * (c.gating ? m : 1) < ALPHA) continue;
-    c.reason = `too few valid trials to reach significance (n = ${c.nBaseline} + ${c.nCandidate}; with ${m} gating metric${m === 1 ? '' : 's'} at least ${trialsNeeded(m)} per side are needed)`;
+    if (c.pValue === null || minP(c.paired === true, c.nBaseline, c.nCandidate) * (c.gating ? m : 1) < ALPHA) continue;
+    const unit = c.paired ? 'pairs' : 'trials';
+    c.reason = `too few valid ${unit} to reach significance (n = ${c.nBaseline} + ${c.nCandidate}; with ${m} gating metric${m === 1 ? '' : 's'} at least ${trialsNeeded(m, c.paired)} ${c.paired ? 'pairs' : 'per side'} are needed)`;
     c.pAdjusted = c.gating ? null : c.pValue;
   }
   const adjusted = holm(tested.map((c) => c.pValue!));
@@ -119,7 +144,8 @@ function decide(c: Comparison, mayNotFail?: string): void {
   const [wLo, wHi] = [worseness(c, lo), worseness(c, hi)].sort((a, b) => a - b);
   const w = worseness(c, c.ratio!);
   c.change = !significant ? 'same' : w > 1 ? 'worse' : 'better';
-  const rule = `p = ${fmtP(c.pAdjusted!)} (Holm, α = ${ALPHA}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}], tolerance ${Math.round(c.tolerance * 100)} %`;
+  const test = c.paired ? `paired by round, signed-rank, n = ${c.nCandidate} pairs` : `Mann-Whitney U, n = ${c.nBaseline} + ${c.nCandidate}`;
+  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (Holm, α = ${ALPHA}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}], tolerance ${Math.round(c.tolerance * 100)} %${c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : ''}`;
   let verdict: Verdict;
   let why: string;
   if (significant && wLo > limit) {
@@ -130,7 +156,7 @@ function decide(c: Comparison, mayNotFail?: string): void {
     why = 'significantly worse, but the CI straddles the tolerance';
   } else if (!significant && wHi > limit) {
     verdict = 'inconclusive';
-    why = 'too noisy: no significant change, but the CI reaches beyond the tolerance';
+    why = `too noisy: no significant change, but the CI reaches beyond the tolerance${moreTrialsHint(c, w, wLo, wHi, limit)}`;
   } else {
     verdict = 'pass';
     why = significant ? 'significantly better' : 'no significant change and the CI stays within the tolerance';
@@ -141,6 +167,22 @@ function decide(c: Comparison, mayNotFail?: string): void {
   }
   c.verdict = verdict;
   c.reason = `${why} (${rule})`;
+}
+
+/**
+ * How many trials (pairs) would likely bring the CI's worse end inside the tolerance: its
+ * half-width shrinks as 1/√n, so n·(half-width / room)², room being the estimate's distance
+ * below the limit (log scale). Empty when the estimate itself is at or past the limit.
+ */
+function moreTrialsHint(c: Comparison, w: number, wLo: number, wHi: number, limit: number): string {
+  const room = Math.log(limit) - Math.log(w);
+  const half = (Math.log(wHi) - Math.log(wLo)) / 2;
+  const n = c.paired ? c.nCandidate : Math.min(c.nBaseline, c.nCandidate);
+  if (!(room > 0) || !(half > 0)) return '';
+  const needed = Math.ceil(n * (half / room) ** 2);
+  const unit = c.paired ? 'pairs' : 'trials per side';
+  return needed > 100 ? ` (resolving it would take over 100 ${unit}: raise the tolerance, or use a quieter runner)`
+    : ` (about ${needed} ${unit} would likely resolve it; this run had ${n})`;
 }
 
 function fmtP(p: number): string {

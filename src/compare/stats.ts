@@ -68,17 +68,7 @@ export function mannWhitneyExact(x: readonly number[], y: readonly number[]): Ma
   const observed = n <= m ? rankSum2X : (n + m) * (n + m + 1) - rankSum2X;
   const counts = rankSumCounts(groups, k);
   if (counts === null) return { u, p: mannWhitneyNormal(x, y).p, exact: false };
-  let lower = 0;
-  let upper = 0;
-  let total = 0;
-  for (let s = 0; s < counts.length; s++) {
-    const c = counts[s];
-    if (c === 0) continue;
-    total += c;
-    if (s <= observed) lower += c;
-    if (s >= observed) upper += c;
-  }
-  return { u, p: Math.min(1, (2 * Math.min(lower, upper)) / total), exact: true };
+  return { u, p: twoSidedP(counts, observed), exact: true };
 }
 
 /**
@@ -145,6 +135,24 @@ export function hodgesLehmannRatio(
     high: Math.exp(diffs[nm - 1 - t]),
     confidence: 1 - 2 * cdf(t),
   };
+}
+
+/**
+ * Two-sided exact p of a statistic observed at `observed` under the null distribution given as
+ * counts[s] = ways to reach s: min(1, 2·min(P(S ≤ observed), P(S ≥ observed))).
+ */
+export function twoSidedP(counts: Float64Array, observed: number): number {
+  let lower = 0;
+  let upper = 0;
+  let total = 0;
+  for (let s = 0; s < counts.length; s++) {
+    const c = counts[s];
+    if (c === 0) continue;
+    total += c;
+    if (s <= observed) lower += c;
+    if (s >= observed) upper += c;
+  }
+  return Math.min(1, (2 * Math.min(lower, upper)) / total);
 }
 
 // ---------------------------------------------------------------------------------------

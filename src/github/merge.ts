@@ -5,7 +5,7 @@
 // had one; the stored baseline otherwise (may warn, never fail, on a different runner).
 import type { Baseline, Comparison, RunReport } from '../schema/types';
 import { GateError } from '../config/errors';
-import { trialValues } from '../compare/baseline-file';
+import { trialValues, trialValuesByRound } from '../compare/baseline-file';
 import { compareSamples, countChanges, overallVerdict } from '../compare/compare';
 import { fingerprintMismatch } from '../metrics/fingerprint';
 
@@ -41,7 +41,12 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
   let comparisons: Comparison[] = [];
   let decidedBy = 'nothing: no baseline to compare with';
   if (reference) {
-    comparisons = compareSamples({ scenarios, candidate, reference: { label: reference.label, values: trialValues({ trials }, reference.id) }, against: reference.id });
+    // A scenario runs in one shard, so its rounds' pairs were back to back on one runner.
+    comparisons = compareSamples({
+      scenarios, against: reference.id, paired: true,
+      candidate: { label: candidate.label, values: trialValuesByRound({ trials }, first.candidate) },
+      reference: { label: reference.label, values: trialValuesByRound({ trials }, reference.id) },
+    });
     decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
   }
   if (stored && candInfo) {

@@ -1,6 +1,8 @@
 // The run plan: scenarios × targets × repetitions, ordered as randomised interleaved rounds
-// (RMIT): every round runs each scenario on each target once, in a fresh seeded shuffle, so
-// slow drifts of a noisy machine fall on all targets alike.
+// (RMIT) of blocks: every round runs each scenario once on each target, the scenarios in a fresh
+// seeded shuffle and, within a scenario's block, its targets back to back in a shuffled order. A
+// block's trials thus share the machine's state of that moment (the pairs of src/compare/paired.ts)
+// and slow drifts of a noisy machine fall on all targets alike.
 import type { RestartSpec, ScenarioSpec } from '../schema/types';
 
 export interface PlannedTrial {
@@ -24,16 +26,23 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** Fisher-Yates on a copy. */
+function shuffled<T>(xs: readonly T[], random: () => number): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 export function buildPlan(scenarios: ScenarioSpec[], targets: string[], repetitions: number, seed: number): PlannedTrial[] {
   const random = rng(seed);
   const plan: PlannedTrial[] = [];
   for (let round = 0; round < repetitions; round++) {
-    const cells = scenarios.flatMap((scenario) => targets.map((target) => ({ scenario, target })));
-    for (let i = cells.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [cells[i], cells[j]] = [cells[j], cells[i]];
+    for (const scenario of shuffled(scenarios, random)) {
+      for (const target of shuffled(targets, random)) plan.push({ scenario, target, trial: round, order: plan.length });
     }
-    for (const c of cells) plan.push({ ...c, trial: round, order: plan.length });
   }
   return plan;
 }

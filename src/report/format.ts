@@ -1,5 +1,6 @@
-// Number and verdict formatting shared by every report format.
+// Number, verdict and decision-rule formatting shared by every report format.
 import type { Comparison, Verdict } from '../schema/types';
+import { ALPHA } from '../compare/compare';
 
 export const VERDICT_ICON: Record<Verdict, string> = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' };
 
@@ -22,4 +23,19 @@ export function delta(c: Comparison): string {
   if (c.ciLow === null || c.ciHigh === null) return pct(c.ratio);
   const b = (r: number) => ((r - 1) * 100).toFixed(1).replace('-', '−');
   return `${pct(c.ratio)} [${b(c.ciLow)}, ${b(c.ciHigh)}]`;
+}
+
+/** n of a comparison: "8 pairs" (same-run, paired by round) or "5+5" (independent samples). */
+export function nText(c: Comparison): string {
+  return c.paired ? `${c.nCandidate} pairs` : `${c.nBaseline}+${c.nCandidate}`;
+}
+
+/** The decision rule in one sentence, naming the test(s) the report's comparisons used. */
+export function ruleText(cs: readonly Comparison[]): string {
+  const tests = [
+    ...(cs.some((c) => c.paired) ? ['same-run: the exact Wilcoxon signed-rank test of the log ratios of the rounds\' back-to-back pairs'] : []),
+    ...(cs.some((c) => !c.paired) || cs.length === 0 ? [`${cs.some((c) => c.paired) ? 'stored baseline: ' : ''}the exact Mann-Whitney U test`] : []),
+  ];
+  const conf = Math.round((1 - ALPHA) * 100);
+  return `${tests.join('; ')}, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${conf} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.`;
 }

@@ -5,9 +5,8 @@
 // errors. Every piece of report text goes through html() (attributes too); chart labels are data.
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { ALPHA } from '../compare/compare';
 import { html as h } from './escape';
-import { delta, num } from './format';
+import { delta, nText, num, ruleText } from './format';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
@@ -48,7 +47,7 @@ function comparisonTable(cs: Comparison[]): string {
     const cls = c.change === 'better' ? 'better' : c.change === 'worse' ? 'worse' : '';
     return `<tr><td>${h(metricDef(c.metric).label)}${c.gating ? ' ★' : ''}</td><td>${h(c.against === 'stored' ? 'stored baseline' : c.baselineLabel)}</td>`
       + `<td class="n">${h(num(c.baselineMedian, c.unit))}</td><td class="n">${h(num(c.candidateMedian, c.unit))}</td>`
-      + `<td class="n ${cls}">${h(delta(c))}</td><td class="n">${c.nBaseline}+${c.nCandidate}</td><td class="n">${h(num(c.pAdjusted))}</td>`
+      + `<td class="n ${cls}">${h(delta(c))}</td><td class="n">${h(nText(c))}</td><td class="n">${h(num(c.pAdjusted))}</td>`
       + `<td class="t-${v}" title="${h(c.reason)}">${h(v)}${c.gating ? '' : ' (info)'}</td></tr>`;
   }).join('');
   return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [95 % CI]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -111,7 +110,7 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 <body><main>
 <header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headline(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
-<p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> exact Mann-Whitney U per metric, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${Math.round((1 - ALPHA) * 100)} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.</p>
+<p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>
 ${data.scenarios.map((sc, i) => scenarioSection(r, sc, data, i)).join('\n')}

@@ -4,10 +4,9 @@
 // through md().
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { ALPHA } from '../compare/compare';
 import { commentSafe, md } from './escape';
 import { fenced } from './diff';
-import { delta, num, VERDICT_ICON } from './format';
+import { delta, nText, num, ruleText, VERDICT_ICON } from './format';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -30,7 +29,7 @@ function row(c: Comparison, report: RunReport): string {
   const scenario = report.scenarios.find((s) => s.id === c.scenario);
   const against = c.against === 'stored' ? '' : ` vs ${md(c.baselineLabel)}`;
   const gate = c.gating ? '' : ' (info)';
-  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, md(c.unit))} | ${num(c.candidateMedian, md(c.unit))} | ${delta(c)} | ${c.nBaseline}+${c.nCandidate} | ${VERDICT_ICON[c.verdict]} ${c.verdict}${gate} |`;
+  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, md(c.unit))} | ${num(c.candidateMedian, md(c.unit))} | ${delta(c)} | ${nText(c)} | ${VERDICT_ICON[c.verdict]} ${c.verdict}${gate} |`;
 }
 
 function table(cs: Comparison[], report: RunReport): string {
@@ -50,7 +49,7 @@ function environment(r: RunReport): string {
   const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.metadataStore ? `, metadata store ${md(t.metadataStore)}` : ''}${t.image ? `, image ${code(t.image)}` : ''}`).join('; ');
   return [
     `**Decided by:** ${md(r.decidedBy)}.`,
-    `**Rule:** exact Mann-Whitney U per metric, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${Math.round((1 - ALPHA) * 100)} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.`,
+    `**Rule:** ${ruleText(r.comparisons)}`,
     `**Targets:** ${targets || '–'}`,
     r.targetNote ? `**How they were chosen:** ${md(r.targetNote)}.` : '',
     r.targetDiff ? `<details><summary>How the two targets differ</summary>\n\n${fenced(r.targetDiff, 'diff')}\n\n</details>` : '',

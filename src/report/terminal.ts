@@ -1,9 +1,9 @@
 // The comparison table for a terminal (the CLI's stdout when it is a TTY): verdict headline,
 // gating metrics plus reported-only metrics that moved, Δ as the Hodges-Lehmann ratio with its
-// 95 % CI, verdicts and deltas coloured unless colour is off. Moved here from src/cli.ts as is.
+// 95 % CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { delta, num } from './format';
+import { delta, nText, num } from './format';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
 export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
@@ -23,7 +23,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
   const rows = cs.map((x) => [
     x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''), metricDef(x.metric).label + (x.gating ? ' ★' : ''),
-    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), `${x.nBaseline}+${x.nCandidate}`, x.verdict + (x.gating ? '' : ' (info)'),
+    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), nText(x), x.verdict + (x.gating ? '' : ' (info)'),
   ]);
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;

@@ -273,6 +273,9 @@ export interface Comparison {
   /** The decision rule and why it gave this verdict, in one sentence. */
   reason: string;
   gating: boolean;
+  /** True: same-run trials paired by round (signed-rank test, n = pairs on each side); false or
+   *  absent (older reports): independent samples (Mann-Whitney U). */
+  paired?: boolean;
 }
 
 export interface RunError {

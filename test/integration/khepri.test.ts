@@ -95,7 +95,7 @@ describe('Mnesia vs Khepri on 4.0.5 with the metadata import scenarios (CLI, tar
         const row = summary.split('\n').find((l) => l.startsWith(`| ${name} vs mnesia | ${label} |`));
         expect(row, `${scenario} ${label}`).toBeDefined();
         // | scenario | metric | baseline | now | Δ [95 % CI] | n | verdict |
-        expect(row).toMatch(/\| [\d.,]+ s \| [\d.,]+ s \| [+−-]?[\d.,]+ % \[[−-]?[\d.,]+, [−-]?[\d.,]+\] \| 3\+3 \|/);
+        expect(row).toMatch(/\| [\d.,]+ s \| [\d.,]+ s \| [+−-]?[\d.,]+ % \[[−-]?[\d.,]+, [−-]?[\d.,]+\] \| 3 pairs \|/);
       }
     }
     expect(summary).toContain('**khepri**: RabbitMQ 4.0.5');

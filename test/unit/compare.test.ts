@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compareSamples, overallVerdict, trialsNeeded } from '../../src/compare/compare';
 import { spec } from '../support/broker';
 import { warnIfUnderpowered } from '../../src/pipeline';
+import { STORED_ALLOWANCE, toleranceFor } from '../../src/metrics/definitions';
 
 const s = { ...spec('one_fast', {}), gate: ['consumed_rate', 'latency_p99_ms'] };
 const base = [1000, 1010, 990, 1005, 995, 1002, 998];
@@ -48,7 +49,7 @@ describe('verdicts', () => {
     const noisy = [700, 1300, 900, 1200, 800, 1100, 1000];
     const c = run({ consumed_rate: [...noisy].reverse() }, { consumed_rate: noisy })[0];
     expect(c.verdict).toBe('inconclusive');
-    expect(c.reason).toMatch(/too noisy/);
+    expect(c.reason).toMatch(/too noisy.*\(about \d+ trials per side would likely resolve it; this run had 7\)/);
   });
 
   it('too few trials to ever reach significance is inconclusive and says how many are needed', () => {
@@ -91,5 +92,73 @@ describe('warning before an underpowered run', () => {
     expect(line).toContain(`repetitions ≥ ${trialsNeeded(14)}`);
     expect(warned(seven, trialsNeeded(14))).toEqual([]);
     expect(warned([s], 5)).toEqual([]);
+  });
+});
+
+describe('paired by round (same-run A/B)', () => {
+  // Rounds drift by ±30 % (the machine), the candidate is 15 % slower within each round.
+  const drift = [1.0, 1.3, 0.7, 1.2, 0.8, 1.25, 0.75, 1.1];
+  const ref = drift.map((d) => 1000 * d);
+  const cand = drift.map((d, i) => 1000 * d * 0.85 * (i % 2 ? 1.01 : 0.99));
+  const paired = (candidate: number[], reference: number[], gate = ['consumed_rate']) => compareSamples({
+    scenarios: [{ ...s, gate }], against: 'baseline', paired: true,
+    candidate: { label: 'head', values: { one_fast: { consumed_rate: candidate } } },
+    reference: { label: 'base', values: { one_fast: { consumed_rate: reference } } },
+  })[0];
+
+  it('a drop hidden by drift between rounds fails when paired, not when the samples are taken as independent', () => {
+    const c = paired(cand, ref);
+    expect(c.paired).toBe(true);
+    expect(c.verdict).toBe('fail');
+    expect(c.ratio!).toBeCloseTo(0.85, 2);
+    expect(c.ciHigh!).toBeLessThan(0.9);
+    expect(c.reason).toMatch(/paired by round, signed-rank, n = 8 pairs/);
+    const independent = run({ consumed_rate: cand }, { consumed_rate: ref })[0];
+    expect(independent.paired).toBe(false);
+    expect(independent.verdict).not.toBe('fail');
+  });
+
+  it('a round with an invalid trial on either side is left out of the pairs', () => {
+    const c = paired([NaN, ...cand.slice(1)], [...ref.slice(0, 7), NaN]);
+    expect([c.nBaseline, c.nCandidate]).toEqual([6, 6]);
+  });
+
+  it('too few pairs for significance is inconclusive and says how many pairs are needed', () => {
+    const c = paired(cand.slice(0, 5), ref.slice(0, 5));
+    expect(c.verdict).toBe('inconclusive');
+    expect(c.reason).toMatch(/too few valid pairs .* at least 6 pairs are needed/);
+    expect(trialsNeeded(1, true)).toBe(6);
+    expect(trialsNeeded(5, true)).toBe(8);
+    expect(trialsNeeded(5)).toBe(5);
+  });
+
+  it('identical rounds pass with ratio 1', () => {
+    const c = paired(ref, ref);
+    expect(c.verdict).toBe('pass');
+    expect(c.ratio).toBe(1);
+  });
+});
+
+describe('stored-baseline allowance', () => {
+  it('a tight 12 % drop fails same-run but only warns against a stored baseline (drift between runs is unseen by the CI)', () => {
+    const ref = [1000, 1010, 990, 1005, 995, 1002, 998, 1001];
+    const cand = ref.map((v) => v * 0.88);
+    const stored = run({ consumed_rate: cand }, { consumed_rate: ref })[0];
+    expect(stored.tolerance).toBeCloseTo(toleranceFor('consumed_rate', {}) + STORED_ALLOWANCE.throughput, 12);
+    expect(stored.verdict).toBe('warn');
+    expect(stored.reason).toMatch(/stored-baseline allowance/);
+    const sameRun = compareSamples({
+      scenarios: [s], against: 'baseline', paired: true,
+      candidate: { label: 'head', values: { one_fast: { consumed_rate: cand } } },
+      reference: { label: 'base', values: { one_fast: { consumed_rate: ref } } },
+    })[0];
+    expect(sameRun.tolerance).toBe(toleranceFor('consumed_rate', {}));
+    expect(sameRun.verdict).toBe('fail');
+  });
+
+  it('a scenario file tolerance moves both thresholds; the allowance still applies to the stored one', () => {
+    expect(toleranceFor('consumed_rate', { consumed_rate: 0.2 })).toBe(0.2);
+    expect(toleranceFor('consumed_rate', { consumed_rate: 0.2 }, true)).toBeCloseTo(0.2 + STORED_ALLOWANCE.throughput, 12);
+    expect(toleranceFor('recovered_queues', {}, true)).toBe(toleranceFor('recovered_queues', {}));
   });
 });
