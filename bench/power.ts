@@ -9,7 +9,9 @@
 // size of each slowdown is the median of its per-round log ratios over the whole run.
 // Run through bench/power.mjs; prints false-fail and detection rates with Clopper-Pearson CIs.
 // `--json FILE` saves every trial's value; `--from FILE` re-decides saved trials without brokers
-// (e.g. with another `--tolerance` or `--n`), so a rule change is judged on the same data.
+// (e.g. with another `--tolerance` or `--n`), so a rule change is judged on the same data; it also
+// keeps each trial's per-second rates, and `--statistic median` re-decides with each trial's rate
+// taken as the median of its per-second rates instead of the window's mean.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startDocker } from '../src/broker/docker';
@@ -21,7 +23,7 @@ import { median } from '../src/compare/stats';
 import { toleranceFor } from '../src/metrics/definitions';
 import { buildPlan } from '../src/plan/plan';
 import { runTrial } from '../src/workload/trial';
-import type { Comparison, DockerTargetSpec, ScenarioSpec } from '../src/schema/types';
+import type { Comparison, DockerTargetSpec, ScenarioSpec, TrialResult } from '../src/schema/types';
 import { clopperPearson } from './lib/binomial';
 
 const { values: o } = parseArgs({
@@ -39,6 +41,7 @@ const { values: o } = parseArgs({
     json: { type: 'string' },
     from: { type: 'string' },
     'no-freeze': { type: 'boolean', default: false },
+    statistic: { type: 'string', default: 'mean' },
   },
 });
 
@@ -48,6 +51,8 @@ interface Saved {
   /** Idle brokers were frozen during each trial (absent in files from before freezing existed). */
   frozen?: boolean;
   values: Record<string, Record<string, Record<string, number[]>>>;
+  /** Per round, the per-second rates (msg/s) of each rate metric inside the window. */
+  perSecond?: Record<string, Record<string, Record<string, number[][]>>>;
 }
 const saved: Saved | undefined = o.from ? JSON.parse(readFileSync(o.from, 'utf8')) : undefined;
 const n = Number(o.n);
@@ -64,7 +69,30 @@ const target = (id: string, cpus?: number): DockerTargetSpec =>
 const targets = [target('A', baseCpus), target('A2', baseCpus), ...quotas.map((c, i) => target(`B${i + 1}`, c))];
 const runId = `power${process.pid}`;
 
-const values: Saved['values'] = saved?.values ?? Object.fromEntries(targets.map((t) => [t.id, Object.fromEntries(scenarios.map((s) => [s.id, {}]))]));
+const empty = () => Object.fromEntries(targets.map((t) => [t.id, Object.fromEntries(scenarios.map((s) => [s.id, {}]))]));
+const perSecond: NonNullable<Saved['perSecond']> = saved?.perSecond ?? empty();
+if (o.statistic !== 'mean' && o.statistic !== 'median') throw new Error('--statistic must be mean or median');
+// --statistic median: each trial's rate is the median of its per-second rates, not the window's mean.
+const values: Saved['values'] = saved && o.statistic === 'median' ? medians(saved) : saved?.values ?? empty();
+
+function medians(from: Saved): Saved['values'] {
+  if (!from.perSecond) throw new Error(`${o.from} has no per-second rates: --statistic median needs a file saved by this version`);
+  return Object.fromEntries(Object.entries(from.values).map(([t, byScenario]) => [t, Object.fromEntries(Object.entries(byScenario).map(([sc, byMetric]) =>
+    [sc, Object.fromEntries(Object.entries(byMetric).map(([m, v]) => {
+      const secs = from.perSecond![t]?.[sc]?.[m];
+      return [m, secs ? v.map((x, i) => (Number.isFinite(x) && secs[i]?.length ? median(secs[i]) : x)) : v];
+    }))]))]));
+}
+
+/** Rates (msg/s) of each whole sampling interval inside the window, for the series' `field`. */
+function windowRates(series: TrialResult['series'], field: 'consumed' | 'published', seconds: number): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < series.length; i++) {
+    const dt = series[i].t - series[i - 1].t;
+    if (series[i - 1].t >= -0.05 && series[i].t <= seconds + 0.5 && dt > 0) out.push(series[i][field] / dt);
+  }
+  return out;
+}
 const runs = saved ? Math.floor(values.A[scenarios[0].id][scenarios[0].gate[0]].length / n) : Number(o.runs);
 const started = Date.now();
 if (!saved) await runTrials();
@@ -74,7 +102,7 @@ if (!saved) save(minutes);
 /** Writes the trials so far to --json (after every gate run, so a cut-short run keeps its data). */
 function save(mins: number): void {
   if (!o.json) return;
-  const out: Saved = { scenarios: ids, seconds: scenarios[0].durationSeconds, warmup: scenarios[0].warmupSeconds, cpus: quotas, baseCpus, image: o.image!, seed: Number(o.seed), minutes: mins, values, frozen: !o['no-freeze'] };
+  const out: Saved = { scenarios: ids, seconds: scenarios[0].durationSeconds, warmup: scenarios[0].warmupSeconds, cpus: quotas, baseCpus, image: o.image!, seed: Number(o.seed), minutes: mins, values, perSecond, frozen: !o['no-freeze'] };
   writeFileSync(o.json, JSON.stringify(out));
 }
 
@@ -89,7 +117,11 @@ async function runTrials(): Promise<void> {
       await focus.on(handles.get(p.target)!);
       const r = await runTrial(p, handles.get(p.target)!, runId);
       // An invalid trial keeps its round's slot as NaN: the pair is dropped, the blocks stay aligned.
-      for (const m of p.scenario.gate) (values[p.target][p.scenario.id][m] ??= [])[p.trial] = r.valid && m in r.metrics ? r.metrics[m] : NaN;
+      for (const m of p.scenario.gate) {
+        (values[p.target][p.scenario.id][m] ??= [])[p.trial] = r.valid && m in r.metrics ? r.metrics[m] : NaN;
+        const field = m === 'consumed_rate' ? 'consumed' : m === 'published_rate' ? 'published' : undefined;
+        if (field) (perSecond[p.target][p.scenario.id][m] ??= [])[p.trial] = windowRates(r.series, field, p.scenario.durationSeconds);
+      }
       if (!r.valid) invalid++;
       if ((p.order + 1) % (targets.length * scenarios.length * n) === 0) {
         console.error(`  gate run ${(p.order + 1) / (targets.length * scenarios.length * n)}/${runs} done, ${Math.round((Date.now() - started) / 1000)} s, ${invalid} invalid trials`);
@@ -116,7 +148,7 @@ const rate = (k: number, total: number) => {
   return `${k}/${total} = ${Math.round((k / total) * 100)} % [${Math.round(lo * 100)}, ${Math.round(hi * 100)}]`;
 };
 console.log(`${ids.join(' + ')}: gating ${scenarios.map((s) => `${s.id}/${s.gate.join(',')} (tolerance ${Math.round(toleranceFor(s.gate[0], s.tolerances) * 100)} %)`).join(', ')}`);
-console.log(`n = ${n} rounds per gate run, ${runs} gate runs, ${scenarios[0].warmupSeconds}+${scenarios[0].durationSeconds} s trials, ${minutes} min of trials${baseCpus ? `, A and A2 at --cpus ${baseCpus}` : ''}, idle brokers ${(saved ? saved.frozen : !o['no-freeze']) ? 'frozen' : 'running'} during each trial`);
+console.log(`n = ${n} rounds per gate run, ${runs} gate runs, ${scenarios[0].warmupSeconds}+${scenarios[0].durationSeconds} s trials, ${minutes} min of trials${baseCpus ? `, A and A2 at --cpus ${baseCpus}` : ''}, idle brokers ${(saved ? saved.frozen : !o['no-freeze']) ? 'frozen' : 'running'} during each trial, each trial's rate the ${o.statistic === 'median' ? 'median of its per-second rates' : "window's mean"}`);
 const head = ['arm (vs A)', 'true effect per scenario', 'paired: fails', 'warns', 'inconcl.', 'independent: fails'];
 const rows: string[][] = [];
 for (const t of targets.slice(1)) {

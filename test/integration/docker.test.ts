@@ -1,6 +1,6 @@
 // The docker provider against the real engine and the real offline images (built here with
-// scripts/build-images.sh when missing): versions, messaging, boot failures, clustering, setup
-// commands, and container cleanup when the process ends, is SIGTERM'd or is SIGKILL'd.
+// scripts/build-images.sh when missing): versions, messaging, freezing the idle target, boot
+// failures, clustering, setup commands, and container cleanup when the process ends, is SIGTERM'd or is SIGKILL'd.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateError } from '../../src/config/errors';
 import { removeRunContainers } from '../../src/broker/cleanup';
 import { ManagementClient } from '../../src/broker/management';
+import { focusOn } from '../../src/broker/focus';
 import { BrokerBootError, configDigest, startDocker, type DockerBrokerHandle } from '../../src/broker/docker';
 import type { DockerTargetSpec } from '../../src/schema/types';
 
@@ -29,6 +30,8 @@ function containersOf(runId: string): string[] {
   return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
     .split('\n').filter(Boolean);
 }
+
+const paused = (name: string) => execFileSync('docker', ['inspect', '--format', '{{.State.Paused}}', name], { encoding: 'utf8' }).trim() === 'true';
 
 async function roundTrip(url: string): Promise<string> {
   const conn = await amqp.connect(url);
@@ -79,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('docker provider', () => {
-  it('runs 3.10.8 and 4.0.5 side by side with their real versions and passes a message through each', async () => {
+  it('runs 3.10.8 and 4.0.5 side by side with their real versions, passes a message through each, freezes the idle one', async () => {
     const handles: DockerBrokerHandle[] = await Promise.all([
       startDocker(spec({ id: 'old', image: IMAGE.v3 }), run),
       startDocker(spec({ id: 'new', image: IMAGE.v4 }), run),
@@ -96,8 +99,19 @@ describe('docker provider', () => {
         expect(h.info.nodes).toHaveLength(1);
         expect(await roundTrip(h.amqpUrl)).toBe('hello');
       }
+      // One target at a time: the idle one is frozen (cgroup freezer), the measured one answers.
+      const warnings: string[] = [];
+      const focus = focusOn(handles, (m) => warnings.push(m));
+      for (const [active, idle] of [[old, neu], [neu, old]]) {
+        await focus.on(active);
+        expect(paused(idle.containers[0])).toBe(true);
+        expect(paused(active.containers[0])).toBe(false);
+        expect(await roundTrip(active.amqpUrl)).toBe('hello');
+      }
+      expect(focus.freezing).toBe(true);
+      expect(warnings).toEqual([]);
     } finally {
-      for (const h of handles) await h.stop();
+      for (const h of handles) await h.stop(); // `old` is still frozen: removed all the same
     }
     for (const h of handles) {
       await h.stop(); // idempotent
