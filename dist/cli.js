@@ -28,7 +28,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-QW5FT6UW.js";
+} from "./chunks/chunk-NRTTVRCS.js";
 import {
   GateError,
   describeError

@@ -19,6 +19,7 @@ import {
   SCHEMA_VERSION,
   TOOL,
   baselineFromRun,
+  compareSameRun,
   compareSamples,
   countChanges,
   delta,
@@ -42,12 +43,11 @@ import {
   restContents,
   runPipeline,
   trialValues,
-  trialValuesByRound,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-QW5FT6UW.js";
+} from "./chunks/chunk-NRTTVRCS.js";
 import {
   GateError,
   describeError,
@@ -5631,13 +5631,7 @@ function mergeReports(parts, stored, note = () => {
   let comparisons = [];
   let decidedBy = "nothing: no baseline to compare with";
   if (reference) {
-    comparisons = compareSamples({
-      scenarios,
-      against: reference.id,
-      paired: true,
-      candidate: { label: candidate.label, values: trialValuesByRound({ trials }, first.candidate) },
-      reference: { label: reference.label, values: trialValuesByRound({ trials }, reference.id) }
-    });
+    comparisons = compareSameRun(scenarios, trials, { id: first.candidate, label: candidate.label }, reference);
     decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
   }
   if (stored && candInfo) {

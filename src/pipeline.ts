@@ -16,8 +16,8 @@ import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
 import { fingerprint, fingerprintMismatch, TOOL, TOOL_VERSION } from './metrics/fingerprint';
-import { compareSamples, countChanges, defaultRepetitions, overallVerdict, trialsNeeded } from './compare/compare';
-import { trialValues, trialValuesByRound } from './compare/baseline-file';
+import { compareSameRun, compareSamples, countChanges, defaultRepetitions, overallVerdict, trialsNeeded } from './compare/compare';
+import { trialValues } from './compare/baseline-file';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -182,11 +182,7 @@ function assembleReport(a: Assembly): RunReport {
   let decidedBy = 'nothing: no baseline to compare with';
   if (a.opts.reference) {
     const ref = a.opts.reference;
-    comparisons = compareSamples({
-      scenarios: a.scenarios, against: ref.id, paired: true,
-      candidate: { label: candSample.label, values: trialValuesByRound(partial, candidate) },
-      reference: { label: ref.label, values: trialValuesByRound(partial, ref.id) },
-    });
+    comparisons = compareSameRun(a.scenarios, a.trials, { id: candidate, label: candSample.label }, ref);
     const idle = a.frozen ? ', the idle one frozen' : '';
     decidedBy = `same-run A/B against ${ref.label}: both targets ran on this runner, each round's pair back to back${idle}, compared pair by pair`;
   }

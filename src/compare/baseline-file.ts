@@ -92,23 +92,6 @@ export function trialValues(report: Pick<RunReport, 'trials'>, target: string): 
   return out;
 }
 
-/** A target's values by round, for paired comparisons: index = the trial's round, NaN where that
- *  trial is invalid or lacks the metric. */
-export function trialValuesByRound(report: Pick<RunReport, 'trials'>, target: string): Record<string, Record<string, number[]>> {
-  const out: Record<string, Record<string, number[]>> = {};
-  const rounds: Record<string, number> = {};
-  for (const t of report.trials) {
-    if (t.target !== target) continue;
-    rounds[t.scenario] = Math.max(rounds[t.scenario] ?? 0, t.trial + 1);
-  }
-  for (const t of report.trials) {
-    if (t.target !== target || !t.valid) continue;
-    const s = (out[t.scenario] ??= {});
-    for (const [m, v] of Object.entries(t.metrics)) (s[m] ??= new Array<number>(rounds[t.scenario]).fill(NaN))[t.trial] = v;
-  }
-  return out;
-}
-
 /** A new baseline from a run's candidate trials, carrying the previous file's history forward. */
 export function baselineFromRun(report: RunReport, previous: Baseline | undefined, commit?: string): Baseline {
   const values = trialValues(report, report.candidate);

@@ -6,7 +6,7 @@
 // samples are independent: exact Mann-Whitney U and the two-sample Hodges-Lehmann ratio. Either
 // way significance is Holm-corrected across the gating metrics of the run, and a verdict fails only
 // when the whole CI lies beyond the metric's tolerance in the bad direction.
-import type { Change, Comparison, ScenarioSpec, Verdict } from '../schema/types';
+import type { Change, Comparison, RunReport, ScenarioSpec, Verdict } from '../schema/types';
 import { metricDef, toleranceFor } from '../metrics/definitions';
 import { hodgesLehmannRatio, mannWhitneyExact, median, minAttainableP } from './stats';
 import { hodgesLehmannPairedRatio, minAttainablePairedP, signedRankExact } from './paired';
@@ -69,6 +69,36 @@ export function compareSamples(input: CompareInput): Comparison[] {
   return out;
 }
 
+/** A target's values by round: index = the trial's round, NaN where that trial is invalid or
+ *  lacks the metric. */
+function valuesByRound(trials: RunReport['trials'], target: string): Sample['values'] {
+  const out: Sample['values'] = {};
+  const rounds: Record<string, number> = {};
+  for (const t of trials) if (t.target === target) rounds[t.scenario] = Math.max(rounds[t.scenario] ?? 0, t.trial + 1);
+  for (const t of trials) {
+    if (t.target !== target || !t.valid) continue;
+    const s = (out[t.scenario] ??= {});
+    for (const [m, v] of Object.entries(t.metrics)) (s[m] ??= new Array<number>(rounds[t.scenario]).fill(NaN))[t.trial] = v;
+  }
+  return out;
+}
+
+/** Same-run A/B: the candidate's trials against the reference target's, paired by round. */
+export function compareSameRun(scenarios: ScenarioSpec[], trials: RunReport['trials'],
+  candidate: { id: string; label: string }, reference: { id: string; label: string }): Comparison[] {
+  return compareSamples({
+    scenarios, against: reference.id, paired: true,
+    candidate: { label: candidate.label, values: valuesByRound(trials, candidate.id) },
+    reference: { label: reference.label, values: valuesByRound(trials, reference.id) },
+  });
+}
+
+/** Exact two-sided signed-rank p of the pairs: on log ratios (positive values), else differences. */
+function pairedP(x: number[], y: number[]): number {
+  const logs = x.every((v) => v > 0) && y.every((v) => v > 0);
+  return signedRankExact(x.map((v, i) => (logs ? Math.log(y[i] / v) : y[i] - v))).p;
+}
+
 /** The rounds where both sides have a value: the pairs. */
 function pairsOf(x: number[], y: number[]): [number[], number[]] {
   const keep = x.map((v, i) => Number.isFinite(v) && Number.isFinite(y[i]));
@@ -97,9 +127,7 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
     return base;
   }
   const hl = paired ? hodgesLehmannPairedRatio(x, y, 1 - ALPHA) : hodgesLehmannRatio(x, y, 1 - ALPHA);
-  base.pValue = paired && x.every((v) => v > 0) && y.every((v) => v > 0)
-    ? signedRankExact(x.map((v, i) => Math.log(y[i]) - Math.log(v))).p
-    : paired ? signedRankExact(x.map((v, i) => y[i] - v)).p : mannWhitneyExact(x, y).p;
+  base.pValue = paired ? pairedP(x, y) : mannWhitneyExact(x, y).p;
   if (hl) {
     base.ratio = hl.ratio;
     base.ciLow = hl.low;

@@ -5,8 +5,8 @@
 // had one; the stored baseline otherwise (may warn, never fail, on a different runner).
 import type { Baseline, Comparison, RunReport } from '../schema/types';
 import { GateError } from '../config/errors';
-import { trialValues, trialValuesByRound } from '../compare/baseline-file';
-import { compareSamples, countChanges, overallVerdict } from '../compare/compare';
+import { trialValues } from '../compare/baseline-file';
+import { compareSameRun, compareSamples, countChanges, overallVerdict } from '../compare/compare';
 import { fingerprintMismatch } from '../metrics/fingerprint';
 
 export interface ShardReport {
@@ -42,11 +42,7 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
   let decidedBy = 'nothing: no baseline to compare with';
   if (reference) {
     // A scenario runs in one shard, so its rounds' pairs were back to back on one runner.
-    comparisons = compareSamples({
-      scenarios, against: reference.id, paired: true,
-      candidate: { label: candidate.label, values: trialValuesByRound({ trials }, first.candidate) },
-      reference: { label: reference.label, values: trialValuesByRound({ trials }, reference.id) },
-    });
+    comparisons = compareSameRun(scenarios, trials, { id: first.candidate, label: candidate.label }, reference);
     decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
   }
   if (stored && candInfo) {
