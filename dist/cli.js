@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
+  CI,
   TOOL_VERSION,
   baselineFromRun,
   buildPlan,
@@ -28,7 +29,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-NRTTVRCS.js";
+} from "./chunks/chunk-G6TB5NIV.js";
 import {
   GateError,
   describeError
@@ -66,7 +67,7 @@ function terminalTable(r, color) {
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
 `;
-  const header = ["Scenario", "Metric", "Baseline", "Now", "\u0394 [95 % CI]", "n", "Verdict"];
+  const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${CI}]`, "n", "Verdict"];
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const right = /* @__PURE__ */ new Set([2, 3, 4, 5]);
   const pad = (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i]));
@@ -77,7 +78,7 @@ function terminalTable(r, color) {
     cells[6] = c(vc[x.verdict] ?? "0", row[6]);
     return cells.join("  ").trimEnd();
   });
-  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
+  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
   return [head, against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
 }
 
@@ -336,7 +337,7 @@ async function runCommand(mode, v) {
 function listCommand(v) {
   const presets = loadPresets().map((p) => {
     const { scenarios: scenarios2 } = resolveScenarios(p.name);
-    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios2), defaultRepetitions(scenarios2, true)];
+    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios2), defaultRepetitions(scenarios2, true, p.pairs)];
     const seconds = (targets, reps) => Math.round(estimateSeconds(buildPlan(scenarios2, targets, reps, 1)));
     return {
       name: p.name,

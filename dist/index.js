@@ -47,7 +47,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-NRTTVRCS.js";
+} from "./chunks/chunk-G6TB5NIV.js";
 import {
   GateError,
   describeError,

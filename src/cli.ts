@@ -152,7 +152,7 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
 function listCommand(v: Values): number {
   const presets = loadPresets().map((p) => {
     const { scenarios } = resolveScenarios(p.name);
-    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios), defaultRepetitions(scenarios, true)];
+    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios), defaultRepetitions(scenarios, true, p.pairs)];
     const seconds = (targets: string[], reps: number) => Math.round(estimateSeconds(buildPlan(scenarios, targets, reps, 1)));
     return {
       name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id),

@@ -66,7 +66,7 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const seed = opts.seed ?? randomBytes(4).readUInt32BE(0);
   const selection = resolveScenarios(opts.scenarios, opts.cwd);
   // From the whole selection (not this shard's part), so every shard runs the same n.
-  const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined);
+  const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
   let scenarios = shardScenarios(selection.scenarios.map((s) => ({
     ...s,
     durationSeconds: opts.duration ?? s.durationSeconds,

@@ -14,6 +14,15 @@ import { holm } from './holm';
 
 /** Family-wise error rate of a run's gating decisions. */
 export const ALPHA = 0.05;
+/**
+ * Level of the Hodges-Lehmann CI every delta carries, 1 − 2α = 90 %. A verdict reads one end of
+ * it: fail when its good end is still beyond the tolerance (a one-sided claim, "worse than the
+ * tolerance"), pass when its bad end is inside it ("not worse than the tolerance"). Each end of a
+ * 90 % interval is a one-sided 95 % bound, so each claim is a one-sided test at α — the interval
+ * of equivalence and non-inferiority testing (TOST; Schuirmann 1987), not the two-sided 95 %
+ * interval, which would test each claim at α / 2.
+ */
+export const CONFIDENCE = 1 - 2 * ALPHA;
 /** Fewer valid trials than this on either side → inconclusive, whatever the test could reach. */
 export const MIN_TRIALS = 3;
 
@@ -31,9 +40,10 @@ export function trialsNeeded(tests: number, paired = false): number {
 }
 
 /** The default n per side: 5, or more when the selection has so many gating metrics that Holm's
- *  correction would put significance out of reach (paired: same-run A/B; e.g. 8 for the pr preset). */
-export function defaultRepetitions(scenarios: ScenarioSpec[], paired = false): number {
-  return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0), paired));
+ *  correction would put significance out of reach (paired: same-run A/B; 8 for the pr preset's five
+ *  metrics); for an A/B, at least the preset's `pairs` (16 for pr: what its power needs). */
+export function defaultRepetitions(scenarios: ScenarioSpec[], paired = false, pairs = 0): number {
+  return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0), paired), paired ? pairs : 0);
 }
 
 export interface Sample {
@@ -126,7 +136,7 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
     if (base.baselineMedian && base.candidateMedian) base.ratio = base.candidateMedian / base.baselineMedian;
     return base;
   }
-  const hl = paired ? hodgesLehmannPairedRatio(x, y, 1 - ALPHA) : hodgesLehmannRatio(x, y, 1 - ALPHA);
+  const hl = paired ? hodgesLehmannPairedRatio(x, y, CONFIDENCE) : hodgesLehmannRatio(x, y, CONFIDENCE);
   base.pValue = paired ? pairedP(x, y) : mannWhitneyExact(x, y).p;
   if (hl) {
     base.ratio = hl.ratio;
@@ -173,7 +183,7 @@ function decide(c: Comparison, mayNotFail?: string): void {
   const w = worseness(c, c.ratio!);
   c.change = !significant ? 'same' : w > 1 ? 'worse' : 'better';
   const test = c.paired ? `paired by round, signed-rank, n = ${c.nCandidate} pairs` : `Mann-Whitney U, n = ${c.nBaseline} + ${c.nCandidate}`;
-  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (Holm, α = ${ALPHA}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}], tolerance ${Math.round(c.tolerance * 100)} %${c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : ''}`;
+  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (Holm, α = ${ALPHA}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${Math.round(CONFIDENCE * 100)} % CI), tolerance ${Math.round(c.tolerance * 100)} %${c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : ''}`;
   let verdict: Verdict;
   let why: string;
   if (significant && wLo > limit) {

@@ -17,7 +17,13 @@ export interface Preset {
   /** Per-preset window / warm-up overrides (seconds), e.g. to keep smoke under a minute. */
   warmup?: number;
   duration?: number;
+  /** Pairs a same-run A/B of this preset runs by default: enough for the detection power measured
+   *  in docs/statistics.md, not just for significance to be reachable. */
+  pairs?: number;
 }
+
+/** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs. */
+export interface Selection { name: string; scenarios: ScenarioSpec[]; pairs?: number }
 
 export function loadPresets(): Preset[] {
   const file = packagePath('scenarios/presets.yml');
@@ -81,14 +87,14 @@ function byIds(ids: string[], opts: LoadOptions): ScenarioSpec[] {
  * `value` is a preset name, a path to a scenario file or folder (relative to `cwd`), or
  * comma-separated catalogue ids. Returns the scenarios and the name to show for the selection.
  */
-export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadOptions = {}): { name: string; scenarios: ScenarioSpec[] } {
+export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadOptions = {}): Selection {
   const v = value.trim() || 'pr';
   const preset = loadPresets().find((p) => p.name === v);
   if (preset) {
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({
       ...s, warmupSeconds: preset.warmup ?? s.warmupSeconds, durationSeconds: preset.duration ?? s.durationSeconds,
     }));
-    return { name: preset.name, scenarios };
+    return { name: preset.name, scenarios, pairs: preset.pairs };
   }
   const path = resolve(cwd, v);
   if (/[/\\]|\.ya?ml$/.test(v) || existsSync(path)) {

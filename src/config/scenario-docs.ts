@@ -96,11 +96,11 @@ export function renderScenarioDocs(): string {
   out.push('## Presets', '', '| preset | scenarios | default trials: vs stored / A/B (pairs) | minutes: stored check / A/B | ids |', '|---|---|---|---|---|');
   for (const p of loadPresets()) {
     const specs = resolveScenarios(p.name).scenarios;
-    const [alone, ab] = [defaultRepetitions(specs), defaultRepetitions(specs, true)];
+    const [alone, ab] = [defaultRepetitions(specs), defaultRepetitions(specs, true, p.pairs)];
     const min = (targets: string[], reps: number) => Math.ceil(estimateSeconds(buildPlan(specs, targets, reps, 1)) / 60);
     out.push(`| \`${p.name}\` | ${specs.length} | ${alone} / ${ab} | ~${min(['t'], alone)} / ~${min(['t', 'r'], ab)} | ${p.scenarios.join(', ')} |`);
   }
-  out.push('', 'Estimates are warm-up + window + 2 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take.', '', FORMAT);
+  out.push('', 'Estimates are warm-up + window + 1 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take.', '', FORMAT);
   out.push('## Metrics', '', '| id | unit | kind | better |', '|---|---|---|---|');
   for (const m of METRICS) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
   out.push('', '## PerfTest flags accepted by `perf-test:`', '');

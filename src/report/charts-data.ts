@@ -6,6 +6,7 @@ import type { Change, Comparison, RunReport, ScenarioSpec, TrialResult, Verdict 
 import { METRICS, metricDef } from '../metrics/definitions';
 import { mergeEncoded } from '../metrics/histogram';
 import { median } from '../compare/stats';
+import { CI } from './format';
 
 export interface TargetRef { id: string; label: string; color: string }
 export interface LineSeries { label: string; target: string; values: (number | null)[]; dash?: boolean; band?: 'min' | 'max' }
@@ -129,7 +130,7 @@ function deltas(cs: Comparison[]): DeltaChart {
     }));
   const c = cs[0];
   const what = c.against === 'stored' ? 'the stored baseline' : `${c.baselineLabel} (same run)`;
-  return { type: 'delta', title: `${c.candidateLabel} vs ${what}: Δ % with 95 % CI`, bars };
+  return { type: 'delta', title: `${c.candidateLabel} vs ${what}: Δ % with ${CI}`, bars };
 }
 
 function scatter(report: RunReport, s: ScenarioSpec, targets: TargetRef[], metric: string): XYChart | undefined {

@@ -1,6 +1,6 @@
 // Number, verdict and decision-rule formatting shared by every report format.
 import type { Comparison, Verdict } from '../schema/types';
-import { ALPHA } from '../compare/compare';
+import { ALPHA, CONFIDENCE } from '../compare/compare';
 
 export const VERDICT_ICON: Record<Verdict, string> = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' };
 
@@ -16,6 +16,9 @@ export function pct(r: number | null | undefined): string {
   const d = (r - 1) * 100;
   return `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)} %`;
 }
+
+/** "90 % CI": the level of every delta's interval (src/compare/compare.ts says why 90 %). */
+export const CI = `${Math.round(CONFIDENCE * 100)} % CI`;
 
 /** "−6.8 % [−9.0, −4.7]" */
 export function delta(c: Comparison): string {
@@ -36,6 +39,5 @@ export function ruleText(cs: readonly Comparison[]): string {
     ...(cs.some((c) => c.paired) ? ['same-run: the exact Wilcoxon signed-rank test of the log ratios of the rounds\' back-to-back pairs'] : []),
     ...(cs.some((c) => !c.paired) || cs.length === 0 ? [`${cs.some((c) => c.paired) ? 'stored baseline: ' : ''}the exact Mann-Whitney U test`] : []),
   ];
-  const conf = Math.round((1 - ALPHA) * 100);
-  return `${tests.join('; ')}, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its ${conf} % distribution-free CI; a metric fails only when the whole CI lies beyond its tolerance in the bad direction.`;
+  return `${tests.join('; ')}, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its distribution-free ${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound); a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
 }

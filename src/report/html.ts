@@ -6,7 +6,7 @@
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
-import { delta, nText, num, ruleText } from './format';
+import { CI, delta, nText, num, ruleText } from './format';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
@@ -50,12 +50,12 @@ function comparisonTable(cs: Comparison[]): string {
       + `<td class="n ${cls}">${h(delta(c))}</td><td class="n">${h(nText(c))}</td><td class="n">${h(num(c.pAdjusted))}</td>`
       + `<td class="t-${v}" title="${h(c.reason)}">${h(v)}${c.gating ? '' : ' (info)'}</td></tr>`;
   }).join('');
-  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [95 % CI]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [${CI}]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 const DELTA_KEY = `<div class="key"><span><i class="sw" style="background:#dc2626"></i>fail</span><span><i class="sw" style="background:#d97706"></i>warn</span>`
   + `<span><i class="sw" style="background:#16a34a"></i>better</span><span><i class="sw" style="background:#64748b"></i>no significant change / inconclusive</span>`
-  + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ 95 % CI</span><span>★ gating metric (faded bars: reported only)</span></div>`;
+  + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ ${CI}</span><span>★ gating metric (faded bars: reported only)</span></div>`;
 
 function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: number): string {
   const s = sc.scenario;

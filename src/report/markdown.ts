@@ -6,7 +6,7 @@ import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
 import { fenced } from './diff';
-import { delta, nText, num, ruleText, VERDICT_ICON } from './format';
+import { CI, delta, nText, num, ruleText, VERDICT_ICON } from './format';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -22,7 +22,7 @@ export interface RenderOptions {
   trend?: string;
 }
 
-const HEADER = '| Scenario | Metric | Baseline | Now | Δ [95 % CI] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|';
+const HEADER = `| Scenario | Metric | Baseline | Now | Δ [${CI}] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|`;
 
 function row(c: Comparison, report: RunReport): string {
   const def = metricDef(c.metric);

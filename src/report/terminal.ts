@@ -1,9 +1,9 @@
 // The comparison table for a terminal (the CLI's stdout when it is a TTY): verdict headline,
 // gating metrics plus reported-only metrics that moved, Δ as the Hodges-Lehmann ratio with its
-// 95 % CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
+// CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { delta, nText, num } from './format';
+import { CI, delta, nText, num } from './format';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
 export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
@@ -27,7 +27,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   ]);
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
-  const header = ['Scenario', 'Metric', 'Baseline', 'Now', 'Δ [95 % CI]', 'n', 'Verdict'];
+  const header = ['Scenario', 'Metric', 'Baseline', 'Now', `Δ [${CI}]`, 'n', 'Verdict'];
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const right = new Set([2, 3, 4, 5]);
   const pad = (row: string[]) => row.map((s, i) => (right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
@@ -38,6 +38,6 @@ export function terminalTable(r: RunReport, color: boolean): string {
     cells[6] = c(vc[x.verdict] ?? '0', row[6]);
     return cells.join('  ').trimEnd();
   });
-  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its 95 % CI${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
+  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
   return [head, against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
 }

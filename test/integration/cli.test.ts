@@ -160,7 +160,7 @@ describe('bundled CLI', () => {
     const c = tty(['compare', 'new.json', 'old.json']);
     expect(c.code).toBe(1);
     expect(c.out).toMatch(/\x1b\[1;31m✘ FAIL/);
-    expect(c.out).toMatch(/Scenario\s+Metric\s+Baseline\s+Now\s+Δ \[95 % CI\]\s+n\s+Verdict/);
+    expect(c.out).toMatch(/Scenario\s+Metric\s+Baseline\s+Now\s+Δ \[90 % CI\]\s+n\s+Verdict/);
     const plain = tty(['compare', 'new.json', 'old.json'], { NO_COLOR: '1' });
     expect(plain.out).toContain('✘ FAIL');
     expect(plain.out).not.toContain('\x1b[');

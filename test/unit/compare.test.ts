@@ -1,6 +1,7 @@
 // Verdict logic per metric direction, Holm across gating metrics, and the too-few-trials rule.
 import { describe, expect, it } from 'vitest';
-import { compareSamples, overallVerdict, trialsNeeded } from '../../src/compare/compare';
+import { compareSamples, CONFIDENCE, overallVerdict, trialsNeeded } from '../../src/compare/compare';
+import { hodgesLehmannPairedRatio } from '../../src/compare/paired';
 import { spec } from '../support/broker';
 import { warnIfUnderpowered } from '../../src/pipeline';
 import { STORED_ALLOWANCE, toleranceFor } from '../../src/metrics/definitions';
@@ -130,6 +131,19 @@ describe('paired by round (same-run A/B)', () => {
     expect(trialsNeeded(1, true)).toBe(6);
     expect(trialsNeeded(5, true)).toBe(8);
     expect(trialsNeeded(5)).toBe(5);
+  });
+
+  it('the CI is the 90 % interval (each end a one-sided 95 % bound): a 10 % drop whose 95 % interval still reaches inside the 5 % tolerance fails', () => {
+    // Per-round ratios around 0.90 with ±5 % scatter (tolerance 5 %).
+    const r = [0.82, 0.96, 0.88, 0.98, 0.85, 0.9, 0.87, 0.94];
+    const c = paired(r.map((f, i) => ref[i] * f), ref);
+    const at = (conf: number) => hodgesLehmannPairedRatio(ref, r.map((f, i) => ref[i] * f), conf)!;
+    expect(CONFIDENCE).toBeCloseTo(0.9, 12);
+    expect([c.ciLow, c.ciHigh]).toEqual([at(0.9).low, at(0.9).high]);
+    expect(at(0.95).high).toBeGreaterThan(0.95); // the two-sided 95 % interval straddles the tolerance…
+    expect(c.ciHigh!).toBeLessThan(0.95); // …its 90 % interval does not
+    expect(c.verdict).toBe('fail');
+    expect(c.reason).toMatch(/\(90 % CI\)/);
   });
 
   it('identical rounds pass with ratio 1', () => {

@@ -132,7 +132,7 @@ describe('renderHtml', () => {
     expect(page).toContain('class="badge v-fail"');
     expect(page).toContain('1 regression beyond tolerance');
     expect(page).toContain('rabbit@h');
-    expect(page).toContain('<th>Δ [95 % CI]</th>');
+    expect(page).toContain('<th>Δ [90 % CI]</th>');
     expect(page).toContain('−20.0 % [−25.0, −15.0]');
     expect(page).toContain('id="errors"');
   });

@@ -8,7 +8,7 @@ import { applyPerfTestArgs, perfTestDefaults } from '../../src/config/perftest-a
 import { packagePath } from '../../src/config/paths';
 import { buildPlan, estimateSeconds } from '../../src/plan/plan';
 import { minAttainableP } from '../../src/compare/stats';
-import { ALPHA } from '../../src/compare/compare';
+import { ALPHA, defaultRepetitions } from '../../src/compare/compare';
 
 const SCRIPT_SH = ['one_fast', 'two_publishers_no_consumers', 'one_consumer_no_publishers', 'fivers', 'fanout10', 'one_one_one',
   'seven_thousand_slow_one_queue', 'thousand_slow_thousand_queues', 'consumers_join_late', 'consumers_join_late_sac',
@@ -87,6 +87,18 @@ describe('the scenario catalogue', () => {
     expect(minAttainableP(5, 5) * gates).toBeLessThan(ALPHA);
     expect(resolveScenarios('standard').scenarios.map((s) => s.id).sort()).toEqual([...SCRIPT_SH].sort());
     expect(resolveScenarios('full').scenarios.length).toBe(all.length);
+  });
+
+  it("an A/B of pr runs the preset's pairs (its measured power), the same scenarios by id only what Holm needs", () => {
+    const pr = resolveScenarios('pr');
+    expect(pr.pairs).toBe(16);
+    expect(defaultRepetitions(pr.scenarios, true, pr.pairs)).toBe(16);
+    expect(defaultRepetitions(pr.scenarios, false, pr.pairs)).toBe(5);
+    const byIds = resolveScenarios(pr.scenarios.map((s) => s.id).join(','));
+    expect(byIds.pairs).toBeUndefined();
+    expect(defaultRepetitions(byIds.scenarios, true, byIds.pairs)).toBe(8);
+    // A preset's pairs never go below what Holm needs: standard's 14 gating metrics need 10.
+    expect(defaultRepetitions(resolveScenarios('standard').scenarios, true, 6)).toBe(10);
   });
 
   it('selects single variants by expanded id, also in comma-separated lists', () => {
