@@ -23,7 +23,7 @@ const sd = (xs) => {
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
 };
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
-const rows = [['scenario', 'metric', `sd ${reference}`, `sd ${r.candidate}`, 'pair sd', 'unpaired equiv.', 'pairs', 'ratio [95 % CI]', 'verdict']];
+const rows = [['scenario', 'metric', `sd ${reference}`, `sd ${r.candidate}`, 'pair sd', 'unpaired equiv.', 'pairs', 'ratio [CI]', 'verdict']];
 for (const s of r.scenarios) {
   for (const metric of s.gate) {
     const byRound = (target) => new Map(r.trials
