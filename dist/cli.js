@@ -29,7 +29,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-G6TB5NIV.js";
+} from "./chunks/chunk-XKC5PYUR.js";
 import {
   GateError,
   describeError

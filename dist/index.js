@@ -23,7 +23,6 @@ import {
   compareSamples,
   countChanges,
   delta,
-  fingerprintMismatch,
   gitCommit,
   hasCommit,
   lineDiff,
@@ -42,12 +41,13 @@ import {
   require_ajv,
   restContents,
   runPipeline,
+  storedMismatch,
   trialValues,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-G6TB5NIV.js";
+} from "./chunks/chunk-XKC5PYUR.js";
 import {
   GateError,
   describeError,
@@ -5635,7 +5635,7 @@ function mergeReports(parts, stored, note = () => {
     decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
   }
   if (stored && candInfo) {
-    const mismatch = reports.map((r) => fingerprintMismatch(stored.fingerprint, stored.target, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo)).find(Boolean);
+    const mismatch = reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean);
     const vsStored = compareSamples({
       scenarios,
       candidate,

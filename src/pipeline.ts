@@ -15,9 +15,9 @@ import { focusOn, type Focus } from './broker/focus';
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
-import { fingerprint, fingerprintMismatch, TOOL, TOOL_VERSION } from './metrics/fingerprint';
+import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
 import { compareSameRun, compareSamples, countChanges, defaultRepetitions, overallVerdict, trialsNeeded } from './compare/compare';
-import { trialValues } from './compare/baseline-file';
+import { storedMismatch, trialValues } from './compare/baseline-file';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -187,7 +187,7 @@ function assembleReport(a: Assembly): RunReport {
     decidedBy = `same-run A/B against ${ref.label}: both targets ran on this runner, each round's pair back to back${idle}, compared pair by pair`;
   }
   if (a.opts.stored && a.opts.mode === 'check' && candInfo) {
-    const mismatch = fingerprintMismatch(a.opts.stored.fingerprint, a.opts.stored.target, fp, candInfo);
+    const mismatch = storedMismatch(a.opts.stored, fp, candInfo, a.scenarios);
     const stored = compareSamples({
       scenarios: a.scenarios, candidate: candSample,
       reference: { label: 'stored baseline', values: Object.fromEntries(Object.entries(a.opts.stored.scenarios).map(([k, v]) => [k, v.metrics])) },

@@ -5,7 +5,8 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Baseline, BaselineHistoryEntry, RunReport } from '../schema/types';
+import type { Baseline, BaselineHistoryEntry, Fingerprint, RunReport, ScenarioSpec, TargetInfo } from '../schema/types';
+import { fingerprintMismatch } from '../metrics/fingerprint';
 import { SCHEMA_VERSION } from '../schema/types';
 import { GateError } from '../config/errors';
 import { median } from './stats';
@@ -76,9 +77,33 @@ function shapeProblem(d: Record<string, unknown>): string | undefined {
       if (!Array.isArray(vs) || vs.some((v) => typeof v !== 'number' || !Number.isFinite(v))) return `scenario "${id}" metric "${m}" is not a list of numbers`;
     }
   }
+  for (const [id, s] of Object.entries(d.scenarios as Record<string, { window?: Record<string, unknown> }>)) {
+    const w = s.window;
+    if (w !== undefined && (typeof w !== 'object' || w === null || !Number.isFinite(w.warmupSeconds) || !Number.isFinite(w.durationSeconds))) {
+      return `scenario "${id}" has a "window" without numeric warmupSeconds and durationSeconds`;
+    }
+  }
   if (!d.fingerprint || typeof d.fingerprint !== 'object') return 'no "fingerprint" object';
   if (d.history !== undefined && !Array.isArray(d.history)) return '"history" is not a list';
   return undefined;
+}
+
+/** Why a stored baseline is not like for like with this run (another runner, RabbitMQ version,
+ *  or trial length), or undefined: a stored comparison may then warn but never fail. */
+export function storedMismatch(stored: Baseline, now: Fingerprint, nowTarget: TargetInfo, scenarios: readonly ScenarioSpec[]): string | undefined {
+  return [fingerprintMismatch(stored.fingerprint, stored.target, now, nowTarget), windowMismatch(stored, scenarios)].filter(Boolean).join('; ') || undefined;
+}
+
+/** Why the stored trials are not like for like with this run's scenarios because their warm-up or
+ *  window differs (e.g. a preset's trial length changed), or undefined. Files that did not record
+ *  the window are taken as they are. */
+export function windowMismatch(stored: Baseline, scenarios: readonly ScenarioSpec[]): string | undefined {
+  const diffs = scenarios.flatMap((s) => {
+    const w = stored.scenarios[s.id]?.window;
+    return w && (w.warmupSeconds !== s.warmupSeconds || w.durationSeconds !== s.durationSeconds)
+      ? [`${s.id} (${w.warmupSeconds}+${w.durationSeconds} s → ${s.warmupSeconds}+${s.durationSeconds} s)`] : [];
+  });
+  return diffs.length ? `the baseline's trials used another warm-up or window: ${diffs.join(', ')}` : undefined;
 }
 
 /** scenario → metric → values of the valid trials of one target in a run. */
@@ -96,7 +121,11 @@ export function trialValues(report: Pick<RunReport, 'trials'>, target: string): 
 export function baselineFromRun(report: RunReport, previous: Baseline | undefined, commit?: string): Baseline {
   const values = trialValues(report, report.candidate);
   const scenarios: Baseline['scenarios'] = {};
-  for (const [id, metrics] of Object.entries(values)) scenarios[id] = { metrics };
+  const spec = new Map(report.scenarios.map((s) => [s.id, s]));
+  for (const [id, metrics] of Object.entries(values)) {
+    const s = spec.get(id);
+    scenarios[id] = s ? { metrics, window: { warmupSeconds: s.warmupSeconds, durationSeconds: s.durationSeconds } } : { metrics };
+  }
   // Scenarios not run this time keep their previous values rather than vanish.
   for (const [id, s] of Object.entries(previous?.scenarios ?? {})) scenarios[id] ??= s;
   const entry: BaselineHistoryEntry = { createdAt: report.createdAt, commit, medians: {} };

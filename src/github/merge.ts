@@ -5,9 +5,8 @@
 // had one; the stored baseline otherwise (may warn, never fail, on a different runner).
 import type { Baseline, Comparison, RunReport } from '../schema/types';
 import { GateError } from '../config/errors';
-import { trialValues } from '../compare/baseline-file';
+import { storedMismatch, trialValues } from '../compare/baseline-file';
 import { compareSameRun, compareSamples, countChanges, overallVerdict } from '../compare/compare';
-import { fingerprintMismatch } from '../metrics/fingerprint';
 
 export interface ShardReport {
   file: string;
@@ -46,7 +45,7 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
     decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
   }
   if (stored && candInfo) {
-    const mismatch = reports.map((r) => fingerprintMismatch(stored.fingerprint, stored.target, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo)).find(Boolean);
+    const mismatch = reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean);
     const vsStored = compareSamples({
       scenarios, candidate, against: 'stored', mayNotFail: mismatch,
       reference: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },

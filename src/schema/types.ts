@@ -314,6 +314,8 @@ export interface RunReport {
 export interface BaselineScenario {
   /** metric id → every valid trial's value. */
   metrics: Record<string, number[]>;
+  /** The trials' warm-up and window (seconds); absent in files written before it was recorded. */
+  window?: { warmupSeconds: number; durationSeconds: number };
 }
 
 export interface BaselineHistoryEntry {

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { readBaseline, writeBaseline, baselineFromRun, HISTORY_LIMIT } from '../../src/compare/baseline-file';
+import { readBaseline, writeBaseline, baselineFromRun, HISTORY_LIMIT, storedMismatch, windowMismatch } from '../../src/compare/baseline-file';
+import { spec } from '../support/broker';
 import type { Baseline, RunReport } from '../../src/schema/types';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'perf-gate-baseline-'));
@@ -33,6 +34,7 @@ describe('reading', () => {
       ['{"scenarios": {}}', /no schemaVersion/],
       ['{"schemaVersion": 99, "scenarios": {}}', /schema version 99, newer than/],
       ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {"m": [1, "x"]}}}, "fingerprint": {}}', /metric "m" is not a list of numbers/],
+      ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {}, "window": {"warmupSeconds": "1"}}}, "fingerprint": {}}', /scenario "a" has a "window" without numeric/],
     ];
     for (const [text, msg] of cases) {
       const f = join(d, 'b.json');
@@ -63,6 +65,21 @@ describe('reading', () => {
     expect(prev!.history.at(-1)!.medians.one_fast.consumed_rate).toBe(101 + HISTORY_LIMIT + 4);
     expect(prev!.scenarios.other.metrics.consumed_rate).toEqual([1, 2, 3]);
     expect(prev!.scenarios.one_fast.metrics.consumed_rate).toHaveLength(3);
+  });
+
+  it("records each scenario's warm-up and window, and names the scenarios whose trials were not as long as now", () => {
+    const oneFast = { ...spec('one_fast', {}), warmupSeconds: 1, durationSeconds: 5 };
+    const b = baselineFromRun({ ...report([100, 101, 102]), scenarios: [oneFast] }, undefined);
+    expect(b.scenarios.one_fast.window).toEqual({ warmupSeconds: 1, durationSeconds: 5 });
+    expect(windowMismatch(b, [oneFast])).toBeUndefined();
+    expect(windowMismatch(b, [{ ...oneFast, durationSeconds: 2 }])).toBe("the baseline's trials used another warm-up or window: one_fast (1+5 s → 1+2 s)");
+    // With another runner too, both reasons are given (a stored comparison then warns, never fails).
+    expect(storedMismatch(b, { ...fp, cores: 4 }, target, [{ ...oneFast, durationSeconds: 2 }]))
+      .toBe("the runner differs from the baseline's: core count (2 → 4); the baseline's trials used another warm-up or window: one_fast (1+5 s → 1+2 s)");
+    expect(storedMismatch(b, fp, target, [oneFast])).toBeUndefined();
+    // A file from before windows were recorded is taken as it is; so is a scenario it lacks.
+    delete b.scenarios.one_fast.window;
+    expect(windowMismatch(b, [{ ...oneFast, durationSeconds: 2 }, { ...oneFast, id: 'other' }])).toBeUndefined();
   });
 });
 
