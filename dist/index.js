@@ -47,7 +47,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-XKC5PYUR.js";
+} from "./chunks/chunk-JZE5LV7D.js";
 import {
   GateError,
   describeError,

@@ -41,7 +41,7 @@ export function trialsNeeded(tests: number, paired = false): number {
 
 /** The default n per side: 5, or more when the selection has so many gating metrics that Holm's
  *  correction would put significance out of reach (paired: same-run A/B; 8 for the pr preset's five
- *  metrics); for an A/B, at least the preset's `pairs` (16 for pr: what its power needs). */
+ *  metrics); for an A/B, at least the preset's `pairs` (24 for pr: what its power needs). */
 export function defaultRepetitions(scenarios: ScenarioSpec[], paired = false, pairs = 0): number {
   return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0), paired), paired ? pairs : 0);
 }

@@ -100,7 +100,7 @@ export function renderScenarioDocs(): string {
     const min = (targets: string[], reps: number) => Math.ceil(estimateSeconds(buildPlan(specs, targets, reps, 1)) / 60);
     out.push(`| \`${p.name}\` | ${specs.length} | ${alone} / ${ab} | ~${min(['t'], alone)} / ~${min(['t', 'r'], ab)} | ${p.scenarios.join(', ')} |`);
   }
-  out.push('', 'Estimates are warm-up + window + 1 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take.', '', FORMAT);
+  out.push('', 'Estimates are warm-up + window + 0.5 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take.', '', FORMAT);
   out.push('## Metrics', '', '| id | unit | kind | better |', '|---|---|---|---|');
   for (const m of METRICS) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
   out.push('', '## PerfTest flags accepted by `perf-test:`', '');

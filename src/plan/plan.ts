@@ -63,7 +63,7 @@ export function trialSeconds(s: ScenarioSpec): number {
 }
 
 /** Expected wall time of a plan in seconds (each trial's work + set-up allowance per trial: vhost,
- *  connections, clean-up, freezing; 0.5–0.7 s measured in `pr` A/A runs, more with many clients). */
-export function estimateSeconds(plan: PlannedTrial[], perTrialOverhead = 1): number {
+ *  connections, clean-up, freezing; 0.2–0.4 s measured in `pr` A/A runs, more with many clients). */
+export function estimateSeconds(plan: PlannedTrial[], perTrialOverhead = 0.5): number {
   return plan.reduce((s, t) => s + trialSeconds(t.scenario) + perTrialOverhead, 0);
 }

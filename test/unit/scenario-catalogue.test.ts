@@ -91,8 +91,8 @@ describe('the scenario catalogue', () => {
 
   it("an A/B of pr runs the preset's pairs (its measured power), the same scenarios by id only what Holm needs", () => {
     const pr = resolveScenarios('pr');
-    expect(pr.pairs).toBe(16);
-    expect(defaultRepetitions(pr.scenarios, true, pr.pairs)).toBe(16);
+    expect(pr.pairs).toBe(24);
+    expect(defaultRepetitions(pr.scenarios, true, pr.pairs)).toBe(24);
     expect(defaultRepetitions(pr.scenarios, false, pr.pairs)).toBe(5);
     const byIds = resolveScenarios(pr.scenarios.map((s) => s.id).join(','));
     expect(byIds.pairs).toBeUndefined();

@@ -117,7 +117,7 @@ describe('scenario file features', () => {
     expect(trialSeconds(c)).toBeGreaterThan(5);
     expect(trialSeconds({ ...c, restart: { ...c.restart!, queues: 1000 } })).toBeGreaterThan(trialSeconds(c));
     expect(trialSeconds({ ...c, restart: { ...c.restart!, queues: 1000, queueType: 'quorum' } })).toBeGreaterThan(trialSeconds({ ...c, restart: { ...c.restart!, queues: 1000 } }));
-    expect(estimateSeconds(buildPlan([c], ['a', 'b'], 3, 1))).toBeCloseTo(6 * (trialSeconds(c) + 1));
+    expect(estimateSeconds(buildPlan([c], ['a', 'b'], 3, 1))).toBeCloseTo(6 * (trialSeconds(c) + 0.5));
   });
 
   it('translates PerfTest flags, clamping -s below 12 with a note', () => {
