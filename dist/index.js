@@ -47,7 +47,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-JZE5LV7D.js";
+} from "./chunks/chunk-D4LF6LMO.js";
 import {
   GateError,
   describeError,

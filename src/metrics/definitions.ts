@@ -94,11 +94,13 @@ export const DEFAULT_TOLERANCE: Record<MetricKind, number> = {
  * Added to the tolerance when the reference is a stored baseline: it was recorded in another job,
  * and drift between jobs on a matching runner (other tenants, a different host of the same CPU
  * model) moves every trial of a run together, which the within-run CI cannot see. Same-run A/B
- * needs no allowance: both targets share the runner's state, pair by pair. See docs/statistics.md.
+ * needs no allowance: both targets share the runner's state, pair by pair. Throughput and churn
+ * +20 points: on a shared 2-core runner a check a minute after the refresh, same broker, came out
+ * −20.6 % [−25.7, −16.9] (5 + 5 one-second trials). See docs/statistics.md.
  */
 export const STORED_ALLOWANCE: Record<MetricKind, number> = {
-  throughput: 0.1,
-  churn: 0.1,
+  throughput: 0.2,
+  churn: 0.2,
   latency: 0.25,
   duration: 0.15,
   memory: 0.1,
