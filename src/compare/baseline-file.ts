@@ -30,6 +30,11 @@ export function readBaseline(file: string): BaselineRead {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'missing' };
     return unusable(file, `cannot read the baseline file (${(e as NodeJS.ErrnoException).code})`, 'check its permissions');
   }
+  return parseBaseline(text, file);
+}
+
+/** Checks (and migrates) a baseline file's text; `file` names it in errors. */
+export function parseBaseline(text: string, file: string): BaselineRead {
   if (!text.trim()) return unusable(file, 'the baseline file is empty', 'delete it and run the gate with mode: refresh');
   let data: Record<string, unknown>;
   try {

@@ -9,6 +9,9 @@ export interface WorkflowRunInfo {
   event?: string;
   headSha?: string;
   headRepo?: string;
+  headBranch?: string;
+  /** PR numbers GitHub links to the run (empty for fork PRs). */
+  pullRequests: number[];
   htmlUrl?: string;
 }
 
@@ -53,7 +56,9 @@ export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext
     baseSha: pr?.base?.sha,
     defaultBranch: event.repository?.default_branch,
     workflowRun: wr && {
-      id: wr.id, event: wr.event, headSha: wr.head_sha, headRepo: wr.head_repository?.full_name, htmlUrl: wr.html_url,
+      id: wr.id, event: wr.event, headSha: wr.head_sha, headRepo: wr.head_repository?.full_name, headBranch: wr.head_branch,
+      pullRequests: Array.isArray(wr.pull_requests) ? wr.pull_requests.map((p: { number?: unknown }) => p?.number).filter(Number.isSafeInteger) : [],
+      htmlUrl: wr.html_url,
     },
     runUrl: env.GITHUB_RUN_ID && owner ? `${server}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : undefined,
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',

@@ -2,17 +2,19 @@
 // runner) and merge (combine the shards' reports into one report, verdict and comment). Each
 // returns an Outcome for main.ts to turn into outputs and an exit status.
 import * as core from '@actions/core';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Baseline, RunReport, TrialResult } from '../schema/types';
 import type { ActionSettings } from '../config/action-inputs';
-import { readBaseline } from '../compare/baseline-file';
+import { type BaselineRead, parseBaseline, readBaseline } from '../compare/baseline-file';
 import { newRunId, runPipeline, type Ui } from '../pipeline';
 import { annotate, commentOnPullRequest, publishReport } from './publish';
 import type { RunContext } from './context';
 import { refreshBaseline } from './refresh';
 import { findReports, readReportFile } from './report-input';
 import { mergeReports } from './merge';
-import { chooseTargets } from './targets-input';
+import { chooseTargets, sourceAt } from './targets-input';
+import { gitCommit, hasCommit } from '../config/file-source';
 
 export interface Outcome {
   report: RunReport;
@@ -57,12 +59,43 @@ export const actionUi: Ui = {
 export const workspaceDir = (): string => process.env.GITHUB_WORKSPACE ?? process.cwd();
 
 /** The stored baseline if it can be read; a missing one is a notice (unless quiet), a broken one an error annotation. */
-export function storedBaseline(file: string, quiet = false): Baseline | undefined {
-  const read = readBaseline(file);
+export function storedBaseline(file: string, quiet = false, read: BaselineRead = readBaseline(file)): Baseline | undefined {
   if (read.status === 'ok') return read.baseline;
   if (read.status === 'missing' && !quiet) core.notice(`No stored baseline at ${file}: nothing to compare with until a refresh writes one.`);
   else if (read.status === 'unusable') annotate(read.error);
   return undefined;
+}
+
+/**
+ * The stored baseline a check compares with. On a pull request it is the base commit's version
+ * of the file: the PR's own checkout is untrusted for this purpose (a PR that edits the baseline
+ * would otherwise move the bar it is measured against). A refresh reads the workspace.
+ */
+async function baselineForRun(s: ActionSettings, ctx: RunContext, workspace: string, file: string): Promise<Baseline | undefined> {
+  if (s.mode === 'refresh' || !ctx.pullNumber || !ctx.baseSha) return storedBaseline(file);
+  const path = relative(workspace, file).split(sep).join('/');
+  if (!path || path.startsWith('..') || isAbsolute(path)) return storedBaseline(file);
+  // The checkout's git objects are authoritative (a missing file there means the PR adds it); the
+  // REST API's 404 is ambiguous (unknown commit or no file), so only bytes it returns are used.
+  const fromGit = await hasCommit(workspace, ctx.baseSha);
+  const source = fromGit ? gitCommit(workspace, ctx.baseSha) : await sourceAt(ctx.baseSha, workspace, ctx, s.token);
+  let base: Buffer | undefined;
+  try {
+    base = await source.read(path);
+  } catch (e) {
+    core.info(`Could not read ${path} at the base commit (${source.name}: ${(e as Error).message}); using the checkout's copy.`);
+    return storedBaseline(file);
+  }
+  const head = existsSync(file) ? readFileSync(file) : undefined;
+  if (!base && !fromGit) {
+    if (head) core.info(`The base commit's ${path} could not be read (fetch the base commit, e.g. actions/checkout fetch-depth: 0, or give a github-token); using the checkout's copy.`);
+    return storedBaseline(file);
+  }
+  if (head && base?.equals(head)) return storedBaseline(file);
+  if (head || base) {
+    core.notice(`This pull request ${base ? (head ? 'edits' : 'deletes') : 'adds'} ${path}: the check compares with the base commit's version (${source.name}), so a pull request cannot move its own baseline.`);
+  }
+  return storedBaseline(file, false, base ? parseBaseline(base.toString('utf8'), `${path} at ${ctx.baseSha.slice(0, 12)}`) : { status: 'missing' });
 }
 
 export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortSignal): Promise<Outcome> {
@@ -70,7 +103,7 @@ export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortS
   const baselinePath = resolve(workspace, s.baselineFile);
   const runId = newRunId();
   core.saveState('run-id', runId);
-  const stored = storedBaseline(baselinePath);
+  const stored = await baselineForRun(s, ctx, workspace, baselinePath);
   const mode = s.mode === 'refresh' ? 'refresh' : 'check';
   if (s.shard) core.info(`Shard ${s.shard.index}/${s.shard.count}: running its balanced share of "${s.scenarios}".`);
   const targets = await chooseTargets(s, ctx, workspace);

@@ -1,6 +1,7 @@
 // mode: refresh — writes the new stored baseline (atomically, via writeBaseline) and, with
 // `refresh-commit: pr`, puts exactly those bytes on the branch rabbitmq-perf-gate/baseline-refresh
-// through the REST API and opens one pull request, or adds a commit to it while it is open; with
+// through the REST API — rebuilt each time as the default branch's head plus one commit — and
+// opens one pull request, or updates it in place while it is open; with
 // `direct`, commits them to the default branch; with `none`, only the workspace file is written.
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
@@ -61,17 +62,23 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
     const branch = refreshBranch(s.name);
     step = `find the open baseline pull request from ${branch}`;
     const [open] = (await octokit.rest.pulls.list({ ...repo, state: 'open', head: `${ctx.owner}:${branch}`, base, per_page: 1 })).data;
-    if (!open) {
-      // No open PR: (re)start the branch from the default branch, so the PR is one fresh commit.
-      // (With an open PR, resetting it to the base would let GitHub mark that PR merged.)
-      step = `point ${branch} at ${base}`;
-      const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
-      const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => (e.status === 404 ? false : Promise.reject(e)));
-      if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: baseSha, force: true });
-      else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: baseSha });
+    // Every refresh rebuilds the branch as the default branch's head plus one commit with the
+    // file, so the baseline PR never carries a stale base. The commit is made on a scratch
+    // branch and the refresh branch then jumps to it: it never equals the base, so an open PR
+    // stays open (GitHub would mark it merged) and is updated in place.
+    step = `rebuild ${branch} from ${base}`;
+    const scratch = `${branch}-next`;
+    const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+    await pointRef(octokit, repo, scratch, baseSha);
+    try {
+      step = `commit ${path} onto ${base} (${scratch})`;
+      await putFile(octokit, repo, path, scratch, content, message);
+      const head = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${scratch}` })).data.object.sha;
+      step = `point ${branch} at the new commit`;
+      await pointRef(octokit, repo, branch, head);
+    } finally {
+      await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${scratch}` }).catch(() => undefined);
     }
-    step = `commit ${path} to ${branch}`;
-    await putFile(octokit, repo, path, branch, content, message);
     step = open ? `update pull request #${open.number}` : 'open the baseline pull request';
     const body = prBody(report, previous, next, ctx.runUrl);
     const pr = open
@@ -82,6 +89,13 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
   } catch (e) {
     throw apiError(step, e);
   }
+}
+
+/** Creates the branch at sha, or force-moves it there. */
+async function pointRef(octokit: Octokit, repo: { owner: string; repo: string }, branch: string, sha: string): Promise<void> {
+  const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => (e.status === 404 ? false : Promise.reject(e)));
+  if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: true });
+  else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
 }
 
 /** PUT the file on a branch, with the sha of the version there (one retry if it moved meanwhile). */

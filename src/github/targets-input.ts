@@ -27,7 +27,8 @@ function imageTarget(id: string, image: string, configFiles: string[], nodes: nu
 }
 
 /** A git ref in the checkout when it has the history, else the REST contents API. */
-async function sourceAt(ref: string, workspace: string, ctx: RunContext, token: string): Promise<FileSource> {
+/** A commit's files: from the checkout's git objects when it has them, else the REST contents API. */
+export async function sourceAt(ref: string, workspace: string, ctx: RunContext, token: string): Promise<FileSource> {
   if (await hasCommit(workspace, ref)) return gitCommit(workspace, ref);
   if (!ctx.owner || !ctx.repo || !token) return gitCommit(workspace, ref);
   const octokit = client(token, ctx.apiUrl);

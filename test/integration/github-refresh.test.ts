@@ -52,7 +52,8 @@ describe('mode: refresh with refresh-commit', () => {
     expect(JSON.parse(local).history).toHaveLength(1);
   });
 
-  it('pr again: the same pull request is updated, with the new file on its branch', async () => {
+  it('pr again after main moved on: the branch is rebuilt on main\'s head, the same pull request is updated', async () => {
+    const mainHead = gh.state.writeFiles(REPO, 'main', { 'src/newer.txt': 'main moved on\n' }, 'Work on main');
     const r = await refresh(workspace, { 'refresh-commit': 'pr' });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const local = readFileSync(join(workspace, PATH), 'utf8');
@@ -62,6 +63,11 @@ describe('mode: refresh with refresh-commit', () => {
     expect(pulls).toHaveLength(1);
     expect(pulls[0].number).toBe(number);
     expect(pulls[0].issue.state).toBe('open');
+    const repo = gh.state.requireRepo(REPO);
+    const head = gh.state.resolve(repo, BRANCH)!;
+    expect(head.parents).toEqual([mainHead]); // main's head plus exactly one commit: the baseline
+    expect(gh.state.readFile(REPO, 'src/newer.txt', BRANCH)).toBe('main moved on\n');
+    expect(repo.refs.has(`heads/${BRANCH}-next`)).toBe(false);
     expect(r.stdout).toContain(`Baseline pull request updated: ${gh.url}/${REPO}/pull/${number}`);
     expect(gh.requests.filter((q) => q.operationId === 'pulls/create')).toHaveLength(1);
     expect(gh.requests.filter((q) => q.operationId === 'pulls/update')).toHaveLength(1);
@@ -80,7 +86,7 @@ describe('mode: refresh with refresh-commit', () => {
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
     expect(errors, r.stdout + r.stderr).toHaveLength(1);
-    expect(errors[0]).toMatch(/could not point rabbitmq-perf-gate\/baseline-refresh-nightly-gate at main: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write` \(and `contents: write` for a baseline refresh\)/);
+    expect(errors[0]).toMatch(/could not rebuild rabbitmq-perf-gate\/baseline-refresh-nightly-gate from main: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write` \(and `contents: write` for a baseline refresh\)/);
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
   });
 });

@@ -35,12 +35,13 @@ export function seedForkPull(gh: GitHubServer, baseRepo: string, opts: { forkOwn
 }
 
 /** The `workflow_run` "completed" payload from @octokit/webhooks-examples, for a run of `headSha`. */
-export function workflowRunEvent(o: { headSha: string; headRepo: string; runId?: number; event?: string }): any {
+export function workflowRunEvent(o: { headSha: string; headRepo: string; headBranch?: string; pullRequests?: number[]; runId?: number; event?: string }): any {
   const wr = (examples as any[]).find((e) => e.name === 'workflow_run');
   const ev = structuredClone(wr.examples.find((e: any) => e.action === 'completed') ?? wr.examples[0]);
   const runId = o.runId ?? 987654321;
   ev.workflow_run = {
-    ...ev.workflow_run, id: runId, event: o.event ?? 'pull_request', head_sha: o.headSha, pull_requests: [],
+    ...ev.workflow_run, id: runId, event: o.event ?? 'pull_request', head_sha: o.headSha, head_branch: o.headBranch ?? 'patch-1',
+    pull_requests: (o.pullRequests ?? []).map((number) => ({ ...ev.workflow_run.pull_requests?.[0], number })),
     html_url: `https://github.com/Codertocat/Hello-World/actions/runs/${runId}`,
     head_repository: { ...ev.workflow_run.head_repository, full_name: o.headRepo },
   };
