@@ -12,6 +12,8 @@ import { startTarget } from './broker/start';
 import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
 import { focusOn, type Focus } from './broker/focus';
+import { ManagementClient } from './broker/management';
+import { describeVhostConfig, isEmptyVhostConfig, readVhostConfig, vhostOfUrl } from './broker/vhost-config';
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
@@ -90,6 +92,11 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
       });
       handles.push(h);
       ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
+      const source = vhostOfUrl(h.amqpUrl);
+      const inherited = await readVhostConfig(new ManagementClient(h.managementUrl), source).catch((e: unknown) => {
+        ui.warn(`${spec.label}: could not read the policies, limits and permissions of vhost ${source} (${describeError(e)}); trials will not inherit them. Give the management user the policymaker or administrator tag.`);
+      });
+      if (inherited && !isEmptyVhostConfig(inherited)) ui.info(`${spec.label}: ${describeVhostConfig(inherited)}`);
     }
     scenarios = skipUnrunnable(scenarios, handles, errors, ui);
     if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui, opts.reference !== undefined);

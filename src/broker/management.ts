@@ -86,9 +86,9 @@ export class ManagementClient {
     }
   }
 
-  async createVhost(vhost: string, user: string): Promise<void> {
+  async createVhost(vhost: string, user: string, defaultQueueType?: string): Promise<void> {
     const v = encodeURIComponent(vhost);
-    await this.request('PUT', `/api/vhosts/${v}`, {});
+    await this.request('PUT', `/api/vhosts/${v}`, defaultQueueType ? { default_queue_type: defaultQueueType } : {});
     await this.request('PUT', `/api/permissions/${v}/${encodeURIComponent(user)}`, { configure: '.*', write: '.*', read: '.*' });
   }
 

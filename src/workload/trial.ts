@@ -5,8 +5,11 @@
 // own limit or the caller's signal (cancel, the run's time limit) fires, the workload gets
 // WIND_DOWN_MS to stop cleanly before the trial is given up, and the vhost clean-up is bounded.
 // The trial's context carries the target's capabilities (a node restart, where there is one).
+// Before the workload starts, the trial vhost receives the target's vhost-scoped configuration
+// (src/broker/vhost-config.ts), so what a target declares is what the trial measures.
 import type { BrokerHandle } from '../broker/provider';
 import { ManagementClient } from '../broker/management';
+import { applyVhostConfig, readVhostConfig, vhostOfUrl } from '../broker/vhost-config';
 import { amqpUrlForVhost, credentials } from '../broker/urls';
 import { describeError } from '../config/errors';
 import type { PlannedTrial } from '../plan/plan';
@@ -44,7 +47,11 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
   let onAbort: (() => void) | undefined;
   try {
     const work = (async () => {
-      await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user);
+      // The target's own vhost-scoped configuration (policies, limits, …) reaches the trial vhost.
+      // (A user who may not read it was warned once by the pipeline; what was read is applied or the trial fails.)
+      const inherited = await readVhostConfig(mgmt, vhostOfUrl(broker.amqpUrl)).catch(() => undefined);
+      await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user, inherited?.defaultQueueType);
+      if (inherited) await applyVhostConfig(mgmt, inherited, vhost);
       const ctx = { managementUrl: broker.managementUrl, vhost, restartNode: broker.restartNode?.bind(broker) };
       return runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx);
     })();

@@ -1,0 +1,134 @@
+// What a target declares for its vhost reaches every trial vhost (src/broker/vhost-config.ts):
+// policies, operator policies, vhost limits and topic permissions of the broker URL's vhost are
+// read back from the broker *inside the trial vhosts while the trials run*, through the bundled
+// CLI against the local RabbitMQ service; and a docker target whose `setup:` sets a policy, or
+// whose definitions.json declares one, shows it reaching the trials.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ManagementClient } from '../../src/broker/management';
+import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
+
+const ROOT = resolve(__dirname, '../..');
+const CLI = join(ROOT, 'dist/cli.js');
+const mgmt = new ManagementClient(MANAGEMENT_URL);
+const SOURCE = `perf-gate-vc-src-${process.pid}`;
+const S = encodeURIComponent(SOURCE);
+
+function cli(args: string[], env: Record<string, string> = {}, cwd = mkdtempSync(join(tmpdir(), 'perf-gate-vc-'))): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+interface Seen { queues: any[]; details: any[]; operatorPolicies: any[]; limits: any[]; topics: any[] }
+/** Polls the broker for what the run's trial vhosts hold while `work` runs. */
+async function watch<T>(runId: string, work: Promise<T>): Promise<{ result: T; seen: Seen }> {
+  const seen: Seen = { queues: [], details: [], operatorPolicies: [], limits: [], topics: [] };
+  let done = false;
+  const poll = (async () => {
+    while (!done) {
+      const ours = (x: { vhost?: string }) => x.vhost?.startsWith(`perf-gate-${runId}-`);
+      // The listing without stats carries the applied policy at once; the queue's own page carries
+      // its effective definition and version once the broker has emitted its stats.
+      const [q, o, l, t] = await Promise.all([
+        mgmt.request<any[]>('GET', '/api/queues?disable_stats=true').catch(() => []),
+        mgmt.request<any[]>('GET', '/api/operator-policies').catch(() => []),
+        mgmt.request<any[]>('GET', '/api/vhost-limits').catch(() => []),
+        mgmt.request<any[]>('GET', '/api/topic-permissions').catch(() => []),
+      ]);
+      seen.queues.push(...q.filter(ours));
+      seen.operatorPolicies.push(...o.filter(ours));
+      for (const x of q.filter(ours)) {
+        const d = await mgmt.request<any>('GET', `/api/queues/${encodeURIComponent(x.vhost)}/${encodeURIComponent(x.name)}`).catch(() => undefined);
+        if (d?.backing_queue_status) seen.details.push(d);
+      }
+      seen.limits.push(...l.filter(ours));
+      seen.topics.push(...t.filter(ours));
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  })();
+  const result = await work;
+  done = true;
+  await poll;
+  return { result, seen };
+}
+
+beforeAll(async () => {
+  await mgmt.createVhost(SOURCE, 'guest');
+  await mgmt.request('PUT', `/api/policies/${S}/cqv2`, { pattern: '.*', definition: { 'queue-version': 2 }, 'apply-to': 'queues', priority: 0 });
+  await mgmt.request('PUT', `/api/operator-policies/${S}/cap`, { pattern: '.*', definition: { 'max-length': 1000000 }, 'apply-to': 'queues', priority: 0 });
+  await mgmt.request('PUT', `/api/vhost-limits/${S}/max-queues`, { value: 500 });
+  await mgmt.request('PUT', `/api/topic-permissions/${S}/guest`, { exchange: 'amq.topic', write: '^perf', read: '.*' });
+});
+afterAll(async () => {
+  await mgmt.deleteVhost(SOURCE).catch(() => undefined);
+});
+
+describe('a target vhost\'s configuration reaches the trial vhosts', () => {
+  it('policies, operator policies, limits and topic permissions are in effect in every trial vhost', async () => {
+    const runId = `vc${process.pid}`;
+    const url = `${AMQP_URL}/${S}`;
+    const { result: r, seen } = await watch(runId, cli(['run', '--scenarios', 'one_fast', '--broker-url', url, '--management-url', MANAGEMENT_URL,
+      '--repetitions', '2', '--duration', '6', '--warmup', '1', '--baseline-file', 'none.json'], { RABBITMQ_PERF_GATE_RUN_ID: runId }));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`trial vhosts inherit from vhost ${SOURCE}: policies cqv2; operator policies cap; limits max-queues=500; topic permissions of guest`);
+    const vhosts = new Set(seen.queues.map((q) => q.vhost));
+    expect(vhosts.size).toBe(2); // both trials were seen, each in its own vhost
+    for (const q of seen.queues) expect(q.policy, `${q.vhost}/${q.name}`).toBe('cqv2');
+    expect(seen.details.length, 'no queue stats were emitted during the trials').toBeGreaterThan(0);
+    for (const d of seen.details) {
+      expect(d.effective_policy_definition).toMatchObject({ 'queue-version': 2 });
+      expect(d.backing_queue_status.version).toBe(2); // the queue really runs as classic queue v2
+    }
+    expect(new Set(seen.operatorPolicies.map((p) => p.vhost)).size).toBe(2);
+    for (const p of seen.operatorPolicies) expect(p).toMatchObject({ name: 'cap', pattern: '.*', definition: { 'max-length': 1000000 } });
+    expect(seen.limits.length).toBeGreaterThan(0);
+    for (const l of seen.limits) expect(l.value).toEqual({ 'max-queues': 500 });
+    expect(seen.topics.length).toBeGreaterThan(0);
+    for (const t of seen.topics) expect(t).toMatchObject({ user: 'guest', exchange: 'amq.topic', write: '^perf', read: '.*' });
+  }, 180_000);
+
+  it('a vhost that declares nothing: the trials get nothing and the log says nothing', async () => {
+    const runId = `vcplain${process.pid}`;
+    const { result: r, seen } = await watch(runId, cli(['run', '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '0.5',
+      '--baseline-file', 'none.json', '--broker-url', AMQP_URL, '--management-url', MANAGEMENT_URL], { RABBITMQ_PERF_GATE_RUN_ID: runId }));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('trial vhosts inherit');
+    expect(seen.queues.length).toBeGreaterThan(0);
+    for (const q of seen.queues) expect(q.policy ?? '').toBe('');
+    expect(seen.operatorPolicies).toEqual([]);
+  }, 180_000);
+});
+
+describe('docker targets: a policy from setup: or from definitions.json reaches the trials', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'perf-gate-vc-targets-'));
+  writeFileSync(join(dir, 'setup.yml'), [
+    'image: rabbitmq-perf-gate/rabbitmq:3.10.8',
+    'setup:',
+    `  - rabbitmqctl set_policy cqv2 ".*" '{"queue-version":2}' --apply-to queues`,
+    '',
+  ].join('\n'));
+  writeFileSync(join(dir, 'definitions.json'), JSON.stringify({
+    vhosts: [{ name: '/' }], users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
+    permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
+    policies: [{ vhost: '/', name: 'cqv2-defs', pattern: '.*', 'apply-to': 'queues', definition: { 'queue-version': 2 }, priority: 0 }],
+  }));
+  writeFileSync(join(dir, 'defs.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'config:', '  - definitions.json', ''].join('\n'));
+
+  for (const [file, policy] of [['setup.yml', 'cqv2'], ['defs.yml', 'cqv2-defs']]) {
+    it(`${file}: the trial vhosts inherit ${policy}`, async () => {
+      const r = await cli(['run', '--scenarios', 'one_fast', '--target', file, '--repetitions', '1', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json'], {}, dir);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`trial vhosts inherit from vhost /: policies ${policy}\\b`));
+      expect(JSON.parse(r.stdout).trials.every((t: any) => t.valid)).toBe(true);
+    }, 240_000);
+  }
+});
