@@ -16,7 +16,8 @@
 // default is a private broker container (offline image, host network, fd limit 20000).
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { bundle, containerBroker, cpuSeconds, fmt, listenerPid, Management, median, rssBytes, run, table, vhostUrl } from './lib/common.mjs';
+import { join } from 'node:path';
+import { ROOT, bundle, containerBroker, cpuSeconds, fmt, listenerPid, Management, median, rssBytes, run, table, vhostUrl } from './lib/common.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -28,7 +29,7 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '1' },
     persistent: { type: 'boolean', default: false },
     perftest: { type: 'boolean', default: false },
-    'perftest-path': { type: 'string', default: '/work/shared/peers/perf-test/perf-test' },
+    'perftest-path': { type: 'string', default: join(ROOT, '../shared/peers/perf-test/perf-test') },
     broker: { type: 'string', default: 'container' },
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
     url: { type: 'string', default: 'amqp://guest:guest@127.0.0.1:5672' },

@@ -3,7 +3,7 @@
 //
 //   node_modules/.bin/node bench/perftest-vs-gate.mjs [--pairs 5] [--seconds 10] [--warmup 5]
 //        [--workload one_fast-100|one_fast-5k|fanout10|fivers] [--bare] [--plain] [--broker shared|container]
-//        [--url AMQP] [--management URL] [--perftest PATH] [--json FILE] [--only gate,perftest,bare,plain]
+//        [--url AMQP] [--management URL] [--perftest PATH (default ../shared/peers/perf-test/perf-test beside the repository)] [--json FILE] [--only gate,perftest,bare,plain]
 //
 //   --bare       also runs a bare amqplib loop (bench/lib/bare-amqplib.mjs; one_fast only) in each pair
 //   --plain      also runs our generator on its plain amqplib path (RABBITMQ_PERF_GATE_PLAIN_AMQP=1,
@@ -30,7 +30,8 @@
 // Results and method: docs/performance.md.
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import { WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, machineBusySeconds, listenerPid, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
+import { join } from 'node:path';
+import { ROOT, WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, machineBusySeconds, listenerPid, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -40,7 +41,7 @@ const { values: opt } = parseArgs({
     workload: { type: 'string', default: 'one_fast-100' },
     url: { type: 'string', default: process.env.PERF_GATE_BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672' },
     management: { type: 'string', default: process.env.PERF_GATE_BENCH_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672' },
-    perftest: { type: 'string', default: '/work/shared/peers/perf-test/perf-test' },
+    perftest: { type: 'string', default: join(ROOT, '../shared/peers/perf-test/perf-test') },
     only: { type: 'string' },
     bare: { type: 'boolean', default: false },
     plain: { type: 'boolean', default: false },

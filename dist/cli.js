@@ -29,7 +29,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-D4LF6LMO.js";
+} from "./chunks/chunk-56U2CBCY.js";
 import {
   GateError,
   describeError

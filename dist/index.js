@@ -34,6 +34,7 @@ import {
   newRunId,
   num,
   overallVerdict,
+  parseBaseline,
   parseShard,
   readBaseline,
   renderComment,
@@ -47,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-D4LF6LMO.js";
+} from "./chunks/chunk-56U2CBCY.js";
 import {
   GateError,
   describeError,
@@ -956,6 +957,8 @@ function readRunContext(env = process.env) {
       event: wr.event,
       headSha: wr.head_sha,
       headRepo: wr.head_repository?.full_name,
+      headBranch: wr.head_branch,
+      pullRequests: Array.isArray(wr.pull_requests) ? wr.pull_requests.map((p) => p?.number).filter(Number.isSafeInteger) : [],
       htmlUrl: wr.html_url
     },
     runUrl: env.GITHUB_RUN_ID && owner ? `${server}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}` : void 0,
@@ -964,7 +967,8 @@ function readRunContext(env = process.env) {
 }
 
 // src/github/gate.ts
-import { resolve as resolve4 } from "node:path";
+import { existsSync as existsSync3, readFileSync as readFileSync6 } from "node:fs";
+import { isAbsolute as isAbsolute3, relative as relative4, resolve as resolve4, sep as sep3 } from "node:path";
 
 // src/github/publish.ts
 import { relative, isAbsolute, resolve } from "node:path";
@@ -5404,15 +5408,19 @@ async function refreshBaseline(report, s, ctx, file, previous) {
     const branch = refreshBranch(s.name);
     step = `find the open baseline pull request from ${branch}`;
     const [open] = (await octokit.rest.pulls.list({ ...repo, state: "open", head: `${ctx.owner}:${branch}`, base, per_page: 1 })).data;
-    if (!open) {
-      step = `point ${branch} at ${base}`;
-      const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
-      const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => e.status === 404 ? false : Promise.reject(e));
-      if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: baseSha, force: true });
-      else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: baseSha });
+    step = `rebuild ${branch} from ${base}`;
+    const scratch = `${branch}-next`;
+    const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+    await pointRef(octokit, repo, scratch, baseSha);
+    try {
+      step = `commit ${path} onto ${base} (${scratch})`;
+      await putFile(octokit, repo, path, scratch, content, message);
+      const head = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${scratch}` })).data.object.sha;
+      step = `point ${branch} at the new commit`;
+      await pointRef(octokit, repo, branch, head);
+    } finally {
+      await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${scratch}` }).catch(() => void 0);
     }
-    step = `commit ${path} to ${branch}`;
-    await putFile(octokit, repo, path, branch, content, message);
     step = open ? `update pull request #${open.number}` : "open the baseline pull request";
     const body = prBody(report, previous, next, ctx.runUrl);
     const pr = open ? (await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: message, body })).data : (await octokit.rest.pulls.create({ ...repo, head: branch, base, title: message, body })).data;
@@ -5421,6 +5429,11 @@ async function refreshBaseline(report, s, ctx, file, previous) {
   } catch (e) {
     throw apiError(step, e);
   }
+}
+async function pointRef(octokit, repo, branch, sha) {
+  const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => e.status === 404 ? false : Promise.reject(e));
+  if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: true });
+  else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
 }
 async function putFile(octokit, repo, path, branch, content, message) {
   for (let attempt = 0; ; attempt++) {
@@ -5788,19 +5801,42 @@ var actionUi = {
   }
 };
 var workspaceDir = () => process.env.GITHUB_WORKSPACE ?? process.cwd();
-function storedBaseline(file, quiet = false) {
-  const read = readBaseline(file);
+function storedBaseline(file, quiet = false, read = readBaseline(file)) {
   if (read.status === "ok") return read.baseline;
   if (read.status === "missing" && !quiet) notice(`No stored baseline at ${file}: nothing to compare with until a refresh writes one.`);
   else if (read.status === "unusable") annotate(read.error);
   return void 0;
+}
+async function baselineForRun(s, ctx, workspace, file) {
+  if (s.mode === "refresh" || !ctx.pullNumber || !ctx.baseSha) return storedBaseline(file);
+  const path = relative4(workspace, file).split(sep3).join("/");
+  if (!path || path.startsWith("..") || isAbsolute3(path)) return storedBaseline(file);
+  const fromGit = await hasCommit(workspace, ctx.baseSha);
+  const source = fromGit ? gitCommit(workspace, ctx.baseSha) : await sourceAt(ctx.baseSha, workspace, ctx, s.token);
+  let base;
+  try {
+    base = await source.read(path);
+  } catch (e) {
+    info(`Could not read ${path} at the base commit (${source.name}: ${e.message}); using the checkout's copy.`);
+    return storedBaseline(file);
+  }
+  const head = existsSync3(file) ? readFileSync6(file) : void 0;
+  if (!base && !fromGit) {
+    if (head) info(`The base commit's ${path} could not be read (fetch the base commit, e.g. actions/checkout fetch-depth: 0, or give a github-token); using the checkout's copy.`);
+    return storedBaseline(file);
+  }
+  if (head && base?.equals(head)) return storedBaseline(file);
+  if (head || base) {
+    notice(`This pull request ${base ? head ? "edits" : "deletes" : "adds"} ${path}: the check compares with the base commit's version (${source.name}), so a pull request cannot move its own baseline.`);
+  }
+  return storedBaseline(file, false, base ? parseBaseline(base.toString("utf8"), `${path} at ${ctx.baseSha.slice(0, 12)}`) : { status: "missing" });
 }
 async function runMode(s, ctx, signal) {
   const workspace = workspaceDir();
   const baselinePath = resolve4(workspace, s.baselineFile);
   const runId = newRunId();
   saveState("run-id", runId);
-  const stored = storedBaseline(baselinePath);
+  const stored = await baselineForRun(s, ctx, workspace, baselinePath);
   const mode = s.mode === "refresh" ? "refresh" : "check";
   if (s.shard) info(`Shard ${s.shard.index}/${s.shard.count}: running its balanced share of "${s.scenarios}".`);
   const targets = await chooseTargets(s, ctx, workspace);
@@ -5872,10 +5908,9 @@ async function commentMode(s, ctx) {
   if (pr.name !== s.name) {
     throw new GateError(`the report is from gate "${pr.name}" but this step posts gate "${s.name}"`, { file: prFile, field: "name" }, "give this step the same name input as the gate that wrote the report");
   }
-  const wr = ctx.workflowRun;
-  if (wr?.headSha && wr.headSha !== pr.headSha) forgedError(prFile, `pr.json names commit ${pr.headSha}, but the run that uploaded it built ${wr.headSha}`);
+  const wr = trustedRun(ctx, prFile, pr);
   if (!ctx.owner || !ctx.repo) throw new GateError("GITHUB_REPOSITORY is not set, so there is no pull request to comment on", { field: "mode" });
-  const runUrl = wr?.htmlUrl ?? ctx.runUrl;
+  const runUrl = wr.htmlUrl ?? ctx.runUrl;
   const trend = trendChart(report, storedBaseline(resolve5(workspace, s.baselineFile), true)?.history, s.trendMetric);
   await writeJobSummary(renderSummary(report, { name: s.name, runUrl, trend }));
   const out = { report, reportFile, decides: false };
@@ -5887,7 +5922,7 @@ async function commentMode(s, ctx) {
     warning("No github-token: the pull-request comment was skipped.", { title: "rabbitmq-perf-gate" });
     return out;
   }
-  if (!await verifyPullRequest(s.token, ctx, pr, prFile)) return out;
+  if (!await verifyPullRequest(s.token, ctx, wr, pr, prFile)) return out;
   const c = await postComment(report, { owner: ctx.owner, repo: ctx.repo, pullNumber: pr.number, apiUrl: ctx.apiUrl, runUrl }, s, trend);
   info(c.message);
   out.commentUrl = c.url;
@@ -5896,22 +5931,39 @@ async function commentMode(s, ctx) {
 function forgedError(file, what) {
   throw forged(file, what);
 }
-async function verifyPullRequest(token, ctx, pr, prFile) {
+function trustedRun(ctx, prFile, pr) {
+  const wr = ctx.workflowRun;
+  if (!wr) {
+    throw new GateError(
+      `mode: comment runs only on a workflow_run event (this is ${ctx.eventName ?? "no event"}): the pull request is decided from that event, never from the artifact alone`,
+      { field: "mode" },
+      "run mode: comment in a workflow triggered by `on: workflow_run` of the pull_request workflow (see docs/workflows.md)"
+    );
+  }
+  if (!wr.headSha || !wr.headRepo || !wr.headBranch) forgedError(prFile, "the workflow_run event has no head repository, branch or sha to check the artifact against");
+  if (wr.event && wr.event !== "pull_request" && wr.event !== "pull_request_target") forgedError(prFile, `the run that uploaded it was triggered by ${wr.event}, not by a pull request`);
+  if (wr.headSha !== pr.headSha) forgedError(prFile, `pr.json names commit ${pr.headSha}, but the run that uploaded it built ${wr.headSha}`);
+  if (pr.headRepo !== void 0 && pr.headRepo !== wr.headRepo) forgedError(prFile, `pr.json names head repository ${pr.headRepo}, but the run that uploaded it built ${wr.headRepo}`);
+  if (wr.pullRequests.length && !wr.pullRequests.includes(pr.number)) {
+    forgedError(prFile, `pr.json names #${pr.number}, but GitHub links the run that uploaded it to ${wr.pullRequests.map((n) => `#${n}`).join(", ")}`);
+  }
+  return wr;
+}
+async function verifyPullRequest(token, ctx, wr, pr, prFile) {
   const where = `${ctx.owner}/${ctx.repo}#${pr.number}`;
   let head;
   try {
     const { data } = await client(token, ctx.apiUrl).rest.pulls.get({ owner: ctx.owner, repo: ctx.repo, pull_number: pr.number });
-    head = { sha: data.head.sha, repo: data.head.repo?.full_name };
+    head = { sha: data.head.sha, repo: data.head.repo?.full_name, ref: data.head.ref };
   } catch (e) {
     if (e.status === 404) forgedError(prFile, `pull request ${where} from pr.json does not exist`);
     warning(`${describeError(apiError(`read pull request ${where}`, e))} Not commenting.`, { title: "rabbitmq-perf-gate comment" });
     return false;
   }
-  const headRepo = pr.headRepo ?? ctx.workflowRun?.headRepo;
-  if (headRepo && head.repo && headRepo !== head.repo) forgedError(prFile, `${where} comes from ${head.repo}, not ${headRepo}`);
-  if (head.sha === pr.headSha) return true;
-  if (ctx.workflowRun?.headSha !== pr.headSha) forgedError(prFile, `pr.json names commit ${pr.headSha}, but the head of ${where} is ${head.sha}`);
-  warning(`${where} has moved on to ${head.sha.slice(0, 7)} since this report (${pr.headSha.slice(0, 7)}); not posting a stale result \u2014 the run of the new head will.`, { title: "rabbitmq-perf-gate comment" });
+  if (head.repo !== wr.headRepo) forgedError(prFile, `${where} comes from ${head.repo ?? "a deleted repository"}, but the run that uploaded the report built ${wr.headRepo}`);
+  if (head.ref !== wr.headBranch) forgedError(prFile, `${where} is branch ${head.ref}, but the run that uploaded the report built branch ${wr.headBranch}`);
+  if (head.sha === wr.headSha) return true;
+  warning(`${where} has moved on to ${head.sha.slice(0, 7)} since this report (${wr.headSha.slice(0, 7)}); not posting a stale result \u2014 the run of the new head will.`, { title: "rabbitmq-perf-gate comment" });
   return false;
 }
 

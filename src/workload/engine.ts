@@ -1,6 +1,10 @@
 // The workload driver for one trial: opens a connection per producer and per consumer (as
 // PerfTest does), declares the topology, runs warm-up then the measured window, stops, and turns
 // the recorder's counts into metrics. It knows AMQP and nothing about GitHub or baselines.
+// It cannot stall: a watchdog ends a trial whose publishes, confirms and deliveries stop moving
+// (named stop reason "stalled: …"; after a stall on the fast path the process switches to plain
+// amqplib), and every clean-up step (consumer cancel, connection close) is bounded in time, after
+// which the socket is destroyed.
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ScenarioSpec, SeriesPoint, GeneratorLoad } from '../schema/types';
 import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
@@ -11,10 +15,12 @@ import { nowMs } from './body';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
 import { RateScheduler } from './scheduler';
-import { wirePath } from './wire-check';
+import { decidedWirePath, demoteToPlain, wirePath } from './wire-check';
 import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
 import { declareTopology, routingKeyFor } from './topology';
 import { needsScenarioRunner, runScenario, type TrialContext, type WindowHooks } from './scenario';
+
+const wirePathName = (): string => decidedWirePath()?.path ?? 'undecided';
 
 export interface WorkloadResult {
   metrics: Record<string, number>;
@@ -31,6 +37,75 @@ const OPEN_CONCURRENCY = 32;
 const MIN_RATE_SHARE = 0.95;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * How long cancelling the consumers, then closing the connections, may take after the window.
+ * Measured on a broker with 2 KB socket buffers: it reads a consumer's acks at a few kB/s while it
+ * still delivers a backlog, so a cancel can wait behind a megabyte of acks in the kernel's send
+ * buffer for minutes. The measurement is complete by then; the sockets are destroyed instead
+ * (the trial vhost is deleted afterwards in any case).
+ */
+const CANCEL_MS = 2_000;
+const CLOSE_MS = 3_000;
+/** Seconds without any publish, confirm or delivery before a trial is ended as stalled. */
+export const STALL_ENV = 'RABBITMQ_PERF_GATE_STALL_SECONDS';
+export function stallSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env[STALL_ENV]);
+  return Number.isFinite(v) && v > 0 ? v : 10;
+}
+
+/** Resolves with `work`'s outcome, or after `ms` (then `onTimeout` runs); never rejects. */
+async function within(work: Promise<unknown>, ms: number, onTimeout?: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
+  const r = await Promise.race([work.then(() => 'done', () => 'done'), late]);
+  clearTimeout(timer);
+  if (r === 'late') onTimeout?.();
+}
+
+/** Destroys the socket under an amqplib connection (when close got no answer). */
+function destroySocket(c: ChannelModel): void {
+  (c as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
+}
+
+/**
+ * Watches a trial's counters: when publishes, confirms and deliveries all stand still for the
+ * stall limit (while producers are due to publish), records "stalled: …" and aborts the trial.
+ */
+class Watchdog {
+  readonly controller = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private last = -1;
+  private lastAt = 0;
+  stalled?: string;
+
+  constructor(private readonly rec: TrialRecorder, private readonly limitMs: number, private readonly waitingFor: () => string) {}
+
+  start(): void {
+    this.lastAt = nowMs();
+    this.timer = setInterval(this.check, Math.min(1000, this.limitMs / 4));
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private readonly check = (): void => {
+    const r = this.rec;
+    const progress = r.published + r.confirmed + r.consumed + r.nacked + r.returned;
+    const now = nowMs();
+    if (progress !== this.last) {
+      this.last = progress;
+      this.lastAt = now;
+      return;
+    }
+    if (now - this.lastAt < this.limitMs || this.stalled) return;
+    this.stalled = `stalled: no progress for ${Math.round(this.limitMs / 1000)} s (${this.waitingFor()})`;
+    r.error(this.stalled);
+    this.stop();
+    this.controller.abort(new Error(this.stalled));
+  };
+}
 
 function connectUrl(amqpUrl: string): string {
   const u = new URL(amqpUrl);
@@ -82,6 +157,18 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
   const consumers: Consumer[] = [];
   const selfLoad = new SelfLoad();
   let sampler: SeriesSampler | undefined;
+  const intervalMs = w.publishingInterval ? w.publishingInterval * 1000 : w.rate ? 1000 / w.rate : 0;
+  const watchdog = new Watchdog(rec, Math.max(stallSeconds() * 1000, 2 * intervalMs + 1000), () => {
+    const c = rec.snapshot();
+    const waiting = [
+      w.producers > 0 && `publishes (${c.published} so far)`,
+      w.producers > 0 && w.confirm && `confirms (${c.confirmed} of ${c.published})`,
+      w.consumers > 0 && `deliveries (${c.consumed} so far)`,
+    ].filter(Boolean).join(', ');
+    return `waiting for ${waiting || 'the broker'} on the ${wirePathName()} client path`;
+  });
+  // The trial's own stop signal: the caller's (time limit, cancel) or the watchdog's.
+  signal = signal ? AbortSignal.any([signal, watchdog.controller.signal]) : watchdog.controller.signal;
   try {
     const setup = await open();
     // A confirm channel (a Channel too): the fast-path check sees both kinds' prototypes.
@@ -120,7 +207,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     sampler = new SeriesSampler(rec, windowStart, nowMs);
     sampler.start();
 
-    const intervalMs = w.publishingInterval ? w.publishingInterval * 1000 : w.rate ? 1000 / w.rate : 0;
+    // Producers are due to publish all the time, so no progress at all means a stall. (Without
+    // producers a drained queue is legitimately quiet: no watchdog.)
+    if (w.producers > 0) watchdog.start();
     if (intervalMs > 0) {
       // Spread first sends over one interval (PerfTest's random start delay), deterministically.
       // (+0.5: no producer is due exactly on a window edge, where counting it would be a race.)
@@ -164,7 +253,8 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
 
     let invalidReason: string | undefined;
-    if (rec.errors.length) invalidReason = rec.errors.join('; ');
+    if (watchdog.stalled) invalidReason = watchdog.stalled;
+    else if (rec.errors.length) invalidReason = rec.errors.join('; ');
     else if (signal?.aborted) invalidReason = 'trial was cancelled';
     else if (intervalMs > 0 && w.producers > 0) {
       const target = (w.producers * 1000) / intervalMs;
@@ -177,11 +267,14 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
   } finally {
     closing = true;
+    watchdog.stop();
     scheduler.stop();
     sampler?.stop();
     selfLoad.stop();
-    await Promise.all(consumers.map((c) => c.stop()));
-    await Promise.all(conns.map((c) => Promise.race([c.close().catch(() => undefined), sleep(5000)])));
+    if (watchdog.stalled) demoteToPlain(watchdog.stalled);
+    // A broker that never answers a cancel or a close must not hold the trial: each step is bounded.
+    await Promise.all(consumers.map((c) => within(c.stop(), CANCEL_MS)));
+    await Promise.all(conns.map((c) => within(c.close(), CLOSE_MS, () => destroySocket(c))));
   }
 }
 

@@ -17,6 +17,14 @@ import type { Channel } from 'amqplib';
 import amqplibPackage from '../../node_modules/amqplib/package.json' with { type: 'json' };
 import { captureFrames, FrameTap, plainPublish, type AmqplibConnection } from './wire';
 
+/**
+ * The amqplib release wire.ts was verified against (its internals, by the probe below and by
+ * test/integration/generator-wire.test.ts). package.json pins exactly this version;
+ * test/unit/amqplib-pin.test.ts fails when the pin, the installed package or this constant
+ * disagree, so an upgrade is a deliberate change that re-runs the wire tests.
+ */
+export const VERIFIED_AMQPLIB = '2.3.1';
+
 export type WirePath = 'fast' | 'plain';
 export interface WirePathDecision {
   path: WirePath;
@@ -44,6 +52,16 @@ export function wirePath(ch: Channel): WirePath {
     }
   }
   return decision.path;
+}
+
+/**
+ * Switches the rest of the process to plain amqplib after the fast path stalled a trial (the
+ * engine's watchdog); one stderr line says so. Later trials record 'plain' as their path.
+ */
+export function demoteToPlain(why: string): void {
+  if (decision?.path !== 'fast') return;
+  decision = { path: 'plain', reason: `the fast path stalled a trial (${why}); the rest of the run uses plain amqplib`, amqplibVersion: decision.amqplibVersion };
+  process.stderr.write(`rabbitmq-perf-gate: warning: ${decision.reason}\n`);
 }
 
 /** The decision, once made (undefined before the first producer or consumer of the process). */

@@ -13,6 +13,7 @@ import { runWorkload } from '../../src/workload/engine';
 import { Producer } from '../../src/workload/producer';
 import { checkFastPath, decidedWirePath, PLAIN_AMQP_ENV, resetWirePath, wirePath } from '../../src/workload/wire-check';
 import { freshVhost, spec } from '../support/broker';
+import { runCounted, until } from '../support/counted-run';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterAll(async () => { for (const f of cleanup.reverse()) await f().catch(() => undefined); });
@@ -31,13 +32,6 @@ async function connect(name: string): Promise<{ url: string; conn: () => Promise
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
-async function until(f: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('generator wire fast path', () => {
   it('publishes amqplib-identical messages: properties, headers, sequence and send time', async () => {
@@ -285,77 +279,18 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
     resetWirePath();
   });
 
-  const internalConn = (c: ChannelModel) => (c as unknown as { connection: object }).connection;
-  /** Is the frame tap (an own recvFrame) installed on any of these connections? */
-  const tapped = (cs: ChannelModel[]) => cs.some((c) => Object.prototype.hasOwnProperty.call(internalConn(c), 'recvFrame'));
-
-  /**
-   * One producer (confirm window 64, a message limit) to one queue ('one_fast'-like) or to
-   * amq.fanout bound to `fanout` queues, one acking consumer per queue; counts everything the
-   * generator and amqplib's public methods saw.
-   */
-  async function run(conn: () => Promise<ChannelModel>, o: { fanout?: number; messages: number; multiAck?: number }) {
-    const window = 64;
-    const c = await conn();
-    const setup = await c.createChannel();
-    const queues = o.fanout ? Array.from({ length: o.fanout }, (_, i) => `q-${i + 1}`) : ['single'];
-    for (const q of queues) {
-      await setup.assertQueue(q, { durable: true });
-      if (o.fanout) await setup.bindQueue(q, 'amq.fanout', '');
-    }
-    const rec = new TrialRecorder();
-    rec.measuring = true;
-    const acks: boolean[] = [];
-    const conns: ChannelModel[] = [];
-    const consumers: Array<{ consumer: Consumer; ch: Channel }> = [];
-    for (const q of queues) {
-      const cc = await conn();
-      conns.push(cc);
-      const ch = await cc.createChannel();
-      const ack = ch.ack.bind(ch);
-      ch.ack = (m, all) => { acks.push(Boolean(all)); ack(m, all); };
-      const consumer = new Consumer(ch, spec(q, { qos: 100, multiAckEvery: o.multiAck ?? 0 }).workload, q, rec);
-      await consumer.start();
-      consumers.push({ consumer, ch });
-    }
-    const pc = await conn();
-    conns.push(pc);
-    const pch = await pc.createConfirmChannel();
-    let calls = 0;
-    let maxOutstanding = 0;
-    const publish = pch.publish.bind(pch);
-    pch.publish = (...a: Parameters<typeof publish>) => {
-      calls++;
-      maxOutstanding = Math.max(maxOutstanding, calls - rec.confirmed - rec.nacked);
-      return publish(...a);
-    };
-    const w = spec(queues[0], { confirm: window, producerMessageLimit: o.messages, size: 100, persistent: true }).workload;
-    new Producer(pch, w, o.fanout ? 'amq.fanout' : '', o.fanout ? '' : queues[0], rec).startUnlimited();
-    await until(() => rec.confirmed === o.messages && rec.consumed === o.messages * queues.length, 30_000);
-    for (const x of consumers) {
-      await x.consumer.stop();
-      await x.ch.close();
-    }
-    // Closing a channel requeues what it left unacked (asynchronously on the broker).
-    let left = -1;
-    for (const end = Date.now() + 3000; Date.now() < end && left !== 0; await new Promise((r) => setTimeout(r, 50))) {
-      left = 0;
-      for (const q of queues) left += (await setup.checkQueue(q)).messageCount;
-    }
-    return { rec, calls, maxOutstanding, window, acks, left, tapped: tapped(conns) };
-  }
-
   it('this amqplib passes the check: the fast path runs, silently, unless the switch says otherwise', async () => {
     const { url, conn } = await connect('check');
     const c = await conn();
     expect(checkFastPath(await c.createConfirmChannel())).toBeUndefined();
     expect(checkFastPath(await c.createChannel())).toBeUndefined();
     process.env[PLAIN_AMQP_ENV] = '0';
-    const r = await run(conn, { messages: 500 });
+    const r = await runCounted(conn, { messages: 500 });
     expect(decidedWirePath()).toEqual({ path: 'fast', amqplibVersion: AMQPLIB });
-    // The fast path publishes without Channel#publish, and calls Channel#ack once (to capture the
-    // ack template) but sends its frames itself; deliveries come through the tap.
-    expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.calls, r.acks.length, r.left, r.tapped]).toEqual([500, 500, 500, 0, 1, 0, true]);
+    // The fast path publishes without Channel#publish, and calls Channel#ack twice (to capture the
+    // single and the multiple ack templates, nothing sent) but sends its frames itself; deliveries
+    // come through the tap.
+    expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.calls, r.acks, r.left, r.tapped]).toEqual([500, 500, 500, 0, [false, true], 0, true]);
     const e = await runWorkload(spec('one_fast', { producers: 1, consumers: 1, confirm: 500, size: 100 }, { warmup: 1, duration: 1 }), url);
     expect(e.valid, e.invalidReason).toBe(true);
     expect(e.generator.amqpPath).toBe('fast');
@@ -365,7 +300,7 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
   it(`${PLAIN_AMQP_ENV}=1: one_fast- and fanout-like workloads run on plain amqplib with exact counts`, async () => {
     process.env[PLAIN_AMQP_ENV] = '1';
     const { url, conn } = await connect('plain');
-    const one = await run(conn, { messages: 3000 });
+    const one = await runCounted(conn, { messages: 3000 });
     expect(decidedWirePath()).toEqual({ path: 'plain', reason: `${PLAIN_AMQP_ENV}=1 is set`, amqplibVersion: AMQPLIB });
     const r = one.rec;
     expect([r.published, r.confirmed, r.nacked, r.consumed]).toEqual([3000, 3000, 0, 3000]);
@@ -375,7 +310,7 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
     expect([r.latency.totalCount, r.confirmLatency.totalCount]).toEqual([3000, 3000]);
     expect(r.latency.maxValue).toBeLessThan(30_000_000);
 
-    const fan = await run(conn, { fanout: 3, messages: 1000, multiAck: 10 });
+    const fan = await runCounted(conn, { fanout: 3, messages: 1000, multiAck: 10 });
     const f = fan.rec;
     expect([f.published, f.confirmed, f.consumed, fan.calls, fan.left, fan.tapped]).toEqual([1000, 1000, 3000, 1000, 0, false]);
     // -A 10: one multiple ack per 10 deliveries on each of the three queues.
@@ -442,7 +377,7 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
     expect(path).toBe('plain');
     expect(decidedWirePath()?.reason).toMatch(reason);
     expect(checkFastPath(ch)).toBeUndefined(); // restored: the change alone made the difference
-    const r = await run(conn, { messages: 1000 });
+    const r = await runCounted(conn, { messages: 1000 });
     expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.calls, r.acks.length, r.left, r.tapped]).toEqual([1000, 1000, 1000, 1000, 1000, 0, false]);
     expect(r.maxOutstanding).toBeLessThanOrEqual(r.window);
     expect([r.rec.latency.totalCount, r.rec.confirmLatency.totalCount]).toEqual([1000, 1000]);
