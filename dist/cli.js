@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
+  BASELINE_HINT,
   CI,
   TOOL_VERSION,
   baselineFromRun,
@@ -12,11 +13,14 @@ import {
   delta,
   estimateSeconds,
   fingerprintMismatch,
+  headlineText,
   lineDiff,
   loadPresets,
   loadTarget,
+  measuredRows,
   metricDef,
   nText,
+  nothingToCompare,
   num,
   overallVerdict,
   readBaseline,
@@ -29,7 +33,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-56U2CBCY.js";
+} from "./chunks/chunk-DJOFHXE7.js";
 import {
   GateError,
   describeError
@@ -44,13 +48,25 @@ import { parseArgs } from "node:util";
 // src/report/terminal.ts
 var colorAllowed = (s) => Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== "0" || Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
 var paint = (on) => (code, s) => on ? `\x1B[${code}m${s}\x1B[0m` : s;
+function columns(header, rows, right) {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  return { pad: (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])) };
+}
+function measuredTable(r, c) {
+  const rows = measuredRows(r).map((m) => [m.target, m.scenario, m.label, num(m.median, m.unit), `${num(m.min)} \u2013 ${num(m.max)}`, `${m.n} of ${m.trials}`]);
+  const header = ["Target", "Scenario", "Metric", "Median", "Min \u2013 max", "Valid trials"];
+  const { pad } = columns(header, rows, /* @__PURE__ */ new Set([3, 4, 5]));
+  return [c("1", pad(header).join("  ").trimEnd()), ...rows.map((row) => pad(row).join("  ").trimEnd()), "", BASELINE_HINT.replace(/`/g, ""), ""].join("\n");
+}
 function terminalTable(r, color) {
   const c = paint(color);
   const vc = { pass: "32", warn: "33", fail: "1;31", inconclusive: "2" };
   const icon = { pass: "\u2714", warn: "!", fail: "\u2718", inconclusive: "?" };
-  const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
+  if (nothingToCompare(r)) return `${c("1", "= MEASURED")}  ${headlineText(r)}
+
+${measuredTable(r, c)}`;
+  const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${headlineText(r)}: ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
   if (!r.comparisons.length) return `${head}
-(no comparisons: nothing to compare with)
 `;
   const order = (x) => x.verdict === "fail" ? 0 : x.verdict === "warn" ? 1 : x.gating ? 2 : 3;
   const cs = r.comparisons.filter((x) => x.gating || x.verdict === "fail" || x.verdict === "warn" || x.change === "better" || x.change === "worse").sort((a, b) => order(a) - order(b));
@@ -68,9 +84,7 @@ function terminalTable(r, color) {
   const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
 `;
   const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${CI}]`, "n", "Verdict"];
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const right = /* @__PURE__ */ new Set([2, 3, 4, 5]);
-  const pad = (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i]));
+  const { pad } = columns(header, rows, /* @__PURE__ */ new Set([2, 3, 4, 5]));
   const body = rows.map((row, k) => {
     const x = cs[k];
     const cells = pad(row);

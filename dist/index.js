@@ -48,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-56U2CBCY.js";
+} from "./chunks/chunk-DJOFHXE7.js";
 import {
   GateError,
   describeError,

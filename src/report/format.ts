@@ -1,6 +1,7 @@
 // Number, verdict and decision-rule formatting shared by every report format.
-import type { Comparison, Verdict } from '../schema/types';
+import type { Comparison, RunReport, Verdict } from '../schema/types';
 import { ALPHA, CONFIDENCE } from '../compare/compare';
+import { nothingToCompare } from './measured';
 
 export const VERDICT_ICON: Record<Verdict, string> = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' };
 
@@ -40,4 +41,14 @@ export function ruleText(cs: readonly Comparison[]): string {
     ...(cs.some((c) => !c.paired) || cs.length === 0 ? [`${cs.some((c) => c.paired) ? 'stored baseline: ' : ''}the exact Mann-Whitney U test`] : []),
   ];
   return `${tests.join('; ')}, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its distribution-free ${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound); a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
+}
+
+/** The verdict in words, for every format's headline. */
+export function headlineText(r: RunReport): string {
+  if (r.verdict === 'fail') return `${r.regressions} regression${r.regressions === 1 ? '' : 's'} beyond tolerance`;
+  if (r.verdict === 'warn') return 'significant slowdowns within tolerance';
+  if (r.mode === 'refresh' && nothingToCompare(r)) return 'measured: these trials become the baseline';
+  if (nothingToCompare(r)) return 'measured, nothing to compare with yet';
+  if (r.verdict === 'inconclusive') return 'inconclusive: not enough clean data to decide';
+  return 'no regression';
 }

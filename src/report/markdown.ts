@@ -6,7 +6,8 @@ import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
 import { fenced } from './diff';
-import { CI, delta, nText, num, ruleText, VERDICT_ICON } from './format';
+import { CI, delta, headlineText, nText, num, ruleText, VERDICT_ICON } from './format';
+import { BASELINE_HINT, measuredRows, nothingToCompare } from './measured';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -37,11 +38,7 @@ function table(cs: Comparison[], report: RunReport): string {
 }
 
 function headline(r: RunReport, name: string): string {
-  const what = r.verdict === 'fail' ? `${r.regressions} regression${r.regressions === 1 ? '' : 's'} beyond tolerance`
-    : r.verdict === 'warn' ? 'significant slowdowns within tolerance'
-    : r.verdict === 'inconclusive' ? 'inconclusive: not enough clean data to decide'
-    : 'no regression';
-  return `## ${VERDICT_ICON[r.verdict]} ${md(name)}: ${what}`;
+  return `## ${nothingToCompare(r) ? '📏' : VERDICT_ICON[r.verdict]} ${md(name)}: ${headlineText(r)}`;
 }
 
 function environment(r: RunReport): string {
@@ -85,12 +82,16 @@ function sections(r: RunReport): { regressions: Comparison[]; improvements: Comp
   return { regressions, improvements, rest };
 }
 
+/** The measured numbers, when there is nothing to compare them with (src/report/measured.ts). */
+function measured(r: RunReport): string {
+  const rows = measuredRows(r).map((m) => `| ${md(m.target)} | ${md(m.scenario)} | ${md(m.label)} | ${num(m.median, md(m.unit))} | ${num(m.min)} – ${num(m.max)} | ${m.n} of ${m.trials} |`);
+  return `### Measured\n| Target | Scenario | Metric | Median | Min – max | Valid trials |\n|---|---|---|--:|--:|--:|\n${rows.join('\n')}\n\n${BASELINE_HINT}\n`;
+}
+
 /** The full report for the job summary. */
 export function renderSummary(r: RunReport, o: RenderOptions): string {
   const s = sections(r);
-  return [
-    headline(r, o.name),
-    runNotes(r),
+  const tables = nothingToCompare(r) ? [measured(r)] : [
     '### Needs attention',
     table(s.regressions, r),
     '',
@@ -99,6 +100,11 @@ export function renderSummary(r: RunReport, o: RenderOptions): string {
     '',
     '### Unchanged',
     table(s.rest, r),
+  ];
+  return [
+    headline(r, o.name),
+    runNotes(r),
+    ...tables,
     invalidTrials(r),
     o.trend ?? '',
     environment(r),
@@ -113,6 +119,7 @@ export function renderComment(r: RunReport, o: RenderOptions): string {
   const head = [marker(o.name), headline(r, o.name), runNotes(r)];
   const tail = ['', o.trend ?? '', environment(r), o.runUrl ? `\n[Workflow run and full job summary](${o.runUrl})` : ''];
   const body = [
+    nothingToCompare(r) ? measured(r) : '',
     s.regressions.length ? `### Needs attention\n${table(s.regressions, r)}\n` : '',
     s.improvements.length ? `### Improvements\n${table(s.improvements, r)}\n` : '',
     s.rest.length ? `<details><summary>Unchanged (${s.rest.length})</summary>\n\n${table(s.rest, r)}\n\n</details>\n` : '',

@@ -3,20 +3,36 @@
 // CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { CI, delta, nText, num } from './format';
+import { CI, delta, headlineText, nText, num } from './format';
+import { BASELINE_HINT, measuredRows, nothingToCompare } from './measured';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
 export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
   || (Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb');
 export const paint = (on: boolean) => (code: string, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
 
+/** Aligned columns, the numeric ones (by index) right-aligned. */
+function columns(header: string[], rows: string[][], right: Set<number>): { pad: (row: string[]) => string[] } {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  return { pad: (row) => row.map((s, i) => (right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i]))) };
+}
+
+/** The measured numbers when there is nothing to compare with (src/report/measured.ts). */
+function measuredTable(r: RunReport, c: (code: string, s: string) => string): string {
+  const rows = measuredRows(r).map((m) => [m.target, m.scenario, m.label, num(m.median, m.unit), `${num(m.min)} – ${num(m.max)}`, `${m.n} of ${m.trials}`]);
+  const header = ['Target', 'Scenario', 'Metric', 'Median', 'Min – max', 'Valid trials'];
+  const { pad } = columns(header, rows, new Set([3, 4, 5]));
+  return [c('1', pad(header).join('  ').trimEnd()), ...rows.map((row) => pad(row).join('  ').trimEnd()), '', BASELINE_HINT.replace(/`/g, ''), ''].join('\n');
+}
+
 /** The comparison table for a terminal, verdicts and deltas coloured unless colour is off. */
 export function terminalTable(r: RunReport, color: boolean): string {
   const c = paint(color);
   const vc: Record<string, string> = { pass: '32', warn: '33', fail: '1;31', inconclusive: '2' };
   const icon: Record<string, string> = { pass: '✔', warn: '!', fail: '✘', inconclusive: '?' };
-  const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
-  if (!r.comparisons.length) return `${head}\n(no comparisons: nothing to compare with)\n`;
+  if (nothingToCompare(r)) return `${c('1', '= MEASURED')}  ${headlineText(r)}\n\n${measuredTable(r, c)}`;
+  const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${headlineText(r)}: ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
+  if (!r.comparisons.length) return `${head}\n`;
   const order = (x: Comparison) => (x.verdict === 'fail' ? 0 : x.verdict === 'warn' ? 1 : x.gating ? 2 : 3);
   // Gating metrics always; reported-only ones when they moved. Everything is in --json / --html.
   const cs = r.comparisons.filter((x) => x.gating || x.verdict === 'fail' || x.verdict === 'warn' || x.change === 'better' || x.change === 'worse').sort((a, b) => order(a) - order(b));
@@ -28,9 +44,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
   const header = ['Scenario', 'Metric', 'Baseline', 'Now', `Δ [${CI}]`, 'n', 'Verdict'];
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const right = new Set([2, 3, 4, 5]);
-  const pad = (row: string[]) => row.map((s, i) => (right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
+  const { pad } = columns(header, rows, new Set([2, 3, 4, 5]));
   const body = rows.map((row, k) => {
     const x = cs[k];
     const cells = pad(row);

@@ -30,8 +30,8 @@ export class Consumer {
     this.plain = wirePath(ch) === 'plain';
     if (!w.autoAck && !this.plain) {
       this.acks = new AckWriter(ch, w.nack
-        ? (c, m, multiple) => c.nack(m as ConsumeMessage, multiple, w.requeue)
-        : (c, m, multiple) => c.ack(m as ConsumeMessage, multiple), !w.nack && this.every > 1);
+        ? (c, m) => c.nack(m as ConsumeMessage, false, w.requeue)
+        : (c, m) => c.ack(m as ConsumeMessage, this.every > 1));
     }
   }
 
@@ -43,9 +43,13 @@ export class Consumer {
     if (!this.plain) FrameTap.register(this.ch, { delivery: this.onDelivery });
   }
 
-  /** Sends what is due and cancels; bounded by the caller (engine.ts), as a broker may never answer. */
+  /**
+   * Sends the acks due and cancels. Bounded by the caller (engine.ts): a broker reading slowly may
+   * never answer. Acks are never merged to get through faster: the broker sees one per message
+   * (or one per -A), as from PerfTest and from the plain transport.
+   */
   async stop(): Promise<void> {
-    this.acks?.finish();
+    this.acks?.flush();
     if (this.tag) await this.ch.cancel(this.tag).catch(() => undefined);
   }
 

@@ -132,7 +132,7 @@ export function payloadOffset(frames: Buffer, type: number): number {
   return -1;
 }
 
-/** The socket under a channel. */
+/** The socket under a channel (acks are small: they are written without waiting for drains). */
 export class ChannelSocket {
   private readonly conn: AmqplibConnection;
 
@@ -143,11 +143,6 @@ export class ChannelSocket {
   /** Writes complete frames; false when the socket's buffer is above its high-water mark. */
   write(frames: Buffer): boolean {
     return writeFrames(this.conn, frames);
-  }
-
-  /** Calls `fn` once the socket's buffer has drained. */
-  onDrain(fn: () => void): void {
-    (this.conn.stream as NodeJS.WritableStream).once('drain', fn);
   }
 }
 
@@ -199,38 +194,22 @@ export class PublishTemplate {
 /** Most ack frames per socket write. */
 const ACK_BATCH = 1024;
 
-/**
- * basic.ack / basic.nack frames with a patched delivery tag, many per socket write.
- *
- * Back-pressure: when the socket's buffer is above its mark (a broker reading slowly, small
- * socket buffers), acks are not piled up behind it — thousands of queued ack frames would sit
- * ahead of a basic.cancel and stall the trial's end. Until the socket drains, only the highest
- * delivery tag due is remembered; then one frame with multiple=true covers all of them (every
- * delivery since the last write is due, in tag order on the channel, so this is the same set of
- * acks — fewer frames, as a blocked Java client's coalescing would give).
- */
+/** basic.ack / basic.nack frames with a patched delivery tag, many per socket write. */
 export class AckWriter {
   private readonly template: Buffer;
-  private readonly multiple: Buffer;
   private readonly tagAt: number;
   /** Scratch for pending frames: starts small (thousands of consumers), grows to ACK_BATCH. */
   private buf: Buffer;
   private used = 0;
   private scheduled = false;
-  /** Waiting for the socket to drain; `held` is the highest tag due meanwhile (0 = none). */
-  private waiting = false;
-  private held = 0;
-  /** Times back-pressure held acks (for tests and diagnostics). */
-  holds = 0;
 
-  /** `send(ch, tag, multiple)` performs the amqplib call whose frame is the template (e.g. ch.ack). */
-  constructor(ch: Channel, send: (ch: Channel, fakeMessage: { fields: { deliveryTag: number } }, multiple: boolean) => void,
-    multipleByDefault = false, private readonly socket = new ChannelSocket(ch)) {
-    this.template = captureFrames(ch, () => send(ch, { fields: { deliveryTag: 1 } }, multipleByDefault));
-    this.multiple = captureFrames(ch, () => send(ch, { fields: { deliveryTag: 1 } }, true));
+  /** `send(ch, tag)` performs the amqplib call whose frame is the template (e.g. ch.ack). */
+  constructor(ch: Channel, send: (ch: Channel, fakeMessage: { fields: { deliveryTag: number } }) => void,
+    private readonly socket = new ChannelSocket(ch)) {
+    this.template = captureFrames(ch, () => send(ch, { fields: { deliveryTag: 1 } }));
     // Method frame payload: class id (2), method id (2), then the 64-bit delivery tag.
     this.tagAt = payloadOffset(this.template, 1) + 4;
-    if (this.template.length === 0 || this.tagAt < 4 || this.multiple.length !== this.template.length) throw new Error('ack template has no method frame');
+    if (this.template.length === 0 || this.tagAt < 4) throw new Error('ack template has no method frame');
     this.buf = Buffer.allocUnsafe(this.template.length * 16);
   }
 
@@ -239,10 +218,6 @@ export class AckWriter {
    * one write: all the socket reads libuv handed over in one poll phase share it.
    */
   add(deliveryTag: number): void {
-    if (this.waiting) {
-      this.held = deliveryTag;
-      return;
-    }
     const len = this.template.length;
     if (this.used + len > this.buf.length) {
       if (this.buf.length < len * ACK_BATCH) {
@@ -272,35 +247,8 @@ export class AckWriter {
     const out = Buffer.allocUnsafe(this.used);
     this.buf.copy(out, 0, 0, this.used);
     this.used = 0;
-    if (!this.socket.write(out) && !this.waiting) {
-      this.waiting = true;
-      this.holds++;
-      this.socket.onDrain(this.release);
-    }
+    this.socket.write(out);
   };
-
-  /** Writes what back-pressure held (one multiple=true frame); called on drain and at the end. */
-  readonly release = (): void => {
-    this.waiting = false;
-    if (!this.held) return;
-    const out = Buffer.from(this.multiple);
-    out.writeUInt32BE(Math.floor(this.held / 0x1_0000_0000), this.tagAt);
-    out.writeUInt32BE(this.held >>> 0, this.tagAt + 4);
-    this.held = 0;
-    if (!this.socket.write(out)) {
-      this.waiting = true;
-      this.socket.onDrain(this.release);
-    }
-  };
-
-  /** Everything due leaves now, held acks included (before a cancel). */
-  finish(): void {
-    this.flush();
-    if (this.held) {
-      this.waiting = false;
-      this.release();
-    }
-  }
 }
 
 const FRAME_METHOD = 1;

@@ -97,6 +97,31 @@ describe('bundled CLI', () => {
     expect(html).toContain('data-chart="s0-throughput"');
   });
 
+  it('first run, no baseline: every format says "measured, nothing to compare with yet" and shows each gating median', () => {
+    const valid = report.trials.filter((t) => t.valid);
+    const med = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const shown = (x: number) => Math.round(x).toLocaleString('en-US'); // msg/s medians are ≥ 1000 here
+    const summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
+    expect(summary).toMatch(/^## 📏 rabbitmq-perf-gate: measured, nothing to compare with yet$/m);
+    expect(summary).not.toContain('not enough clean data');
+    expect(summary).toContain('### Measured');
+    expect(summary).toMatch(/mode: refresh/);
+    const html = cli(['report', join(tmp, 'out/report.json'), '--html', join(tmp, 'first.html')]);
+    expect(html.code, html.stderr).toBe(0);
+    const page = readFileSync(join(tmp, 'first.html'), 'utf8');
+    expect(page).toContain('<h2>Measured</h2>');
+    for (const metric of report.scenarios[0].gate) {
+      const m = shown(med(valid.map((t) => t.metrics[metric])));
+      expect(summary).toMatch(new RegExp(`^\\| broker \\| one\\\\_fast \\| [a-z ]+ \\| ${m} msg/s \\| [\\d,]+ – [\\d,]+ \\| 3 of 3 \\|$`, 'm'));
+      expect(page).toContain(`${m} msg/s`);
+    }
+    if (hasScript) {
+      const t = tty(['report', join(tmp, 'out/report.json')], { NO_COLOR: '1' });
+      expect(t.out).toContain('MEASURED  measured, nothing to compare with yet');
+      for (const metric of report.scenarios[0].gate) expect(t.out).toContain(`${shown(med(valid.map((x) => x.metrics[metric])))} msg/s`);
+    }
+  });
+
   it('compare two reports: a real regression exits 1, with the table and JSON', () => {
     const old = derived(report, 6, (m) => (m.includes('latency') ? 1 : 2)); // the old broker was twice as fast
     const now = derived(report, 6, () => 1);
