@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
-  BASELINE_HINT,
   CI,
   TOOL_VERSION,
   baselineFromRun,
+  baselineHint,
   buildPlan,
   catalogueIds,
   compareSamples,
@@ -28,12 +28,13 @@ import {
   renderSummary,
   resolveScenarios,
   runPipeline,
+  storedPowerText,
   trialValues,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-DJOFHXE7.js";
+} from "./chunks/chunk-ICYINFYQ.js";
 import {
   GateError,
   describeError
@@ -56,7 +57,7 @@ function measuredTable(r, c) {
   const rows = measuredRows(r).map((m) => [m.target, m.scenario, m.label, num(m.median, m.unit), `${num(m.min)} \u2013 ${num(m.max)}`, `${m.n} of ${m.trials}`]);
   const header = ["Target", "Scenario", "Metric", "Median", "Min \u2013 max", "Valid trials"];
   const { pad } = columns(header, rows, /* @__PURE__ */ new Set([3, 4, 5]));
-  return [c("1", pad(header).join("  ").trimEnd()), ...rows.map((row) => pad(row).join("  ").trimEnd()), "", BASELINE_HINT.replace(/`/g, ""), ""].join("\n");
+  return [c("1", pad(header).join("  ").trimEnd()), ...rows.map((row) => pad(row).join("  ").trimEnd()), "", baselineHint(r).replace(/`/g, ""), ""].join("\n");
 }
 function terminalTable(r, color) {
   const c = paint(color);
@@ -68,6 +69,7 @@ ${measuredTable(r, c)}`;
   const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${headlineText(r)}: ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
   if (!r.comparisons.length) return `${head}
 `;
+  const power = storedPowerText(r);
   const order = (x) => x.verdict === "fail" ? 0 : x.verdict === "warn" ? 1 : x.gating ? 2 : 3;
   const cs = r.comparisons.filter((x) => x.gating || x.verdict === "fail" || x.verdict === "warn" || x.change === "better" || x.change === "worse").sort((a, b) => order(a) - order(b));
   const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
@@ -93,7 +95,7 @@ ${measuredTable(r, c)}`;
     return cells.join("  ").trimEnd();
   });
   const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
-  return [head, against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+  return [head, ...power ? [power] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
 }
 
 // src/report/progress.ts

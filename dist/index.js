@@ -48,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-DJOFHXE7.js";
+} from "./chunks/chunk-ICYINFYQ.js";
 import {
   GateError,
   describeError,
@@ -5544,8 +5544,9 @@ var REPORT_SCHEMA = obj({
     verdict,
     reason: str,
     gating: { type: "boolean" },
-    paired: { type: "boolean" }
-  }, ["paired"])),
+    paired: { type: "boolean" },
+    failsBeyond: numOrNull
+  }, ["paired", "failsBeyond"])),
   decidedBy: str,
   verdict,
   regressions: int,

@@ -2,6 +2,9 @@
 import type { Comparison, RunReport, Verdict } from '../schema/types';
 import { ALPHA, CONFIDENCE } from '../compare/compare';
 import { nothingToCompare } from './measured';
+import { metricDef } from '../metrics/definitions';
+
+const metricLabel = (id: string) => metricDef(id).label;
 
 export const VERDICT_ICON: Record<Verdict, string> = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' };
 
@@ -51,4 +54,23 @@ export function headlineText(r: RunReport): string {
   if (nothingToCompare(r)) return 'measured, nothing to compare with yet';
   if (r.verdict === 'inconclusive') return 'inconclusive: not enough clean data to decide';
   return 'no regression';
+}
+
+/**
+ * Stored-only reports: what the comparison could catch at all (Comparison.failsBeyond), one
+ * sentence for every format's headline; empty for same-run A/Bs and for older reports.
+ */
+export function storedPowerText(r: RunReport): string {
+  const stored = r.comparisons.filter((c) => c.gating && c.against === 'stored');
+  if (!stored.length || r.comparisons.some((c) => c.against !== 'stored') || stored.every((c) => c.failsBeyond === undefined)) return '';
+  const able = stored.filter((c) => typeof c.failsBeyond === 'number').sort((a, b) => Math.abs(a.failsBeyond! - 1) - Math.abs(b.failsBeyond! - 1));
+  const ab = 'a same-run A/B (input baseline-image, or a target file) resolves a few percent';
+  if (!able.length) {
+    const why = /never fail: ([^)]*)\)/.exec(r.decidedBy)?.[1];
+    return `Stored-baseline comparison on this runner: it can warn but never fail (${why ?? 'too few trials to reach significance'}); ${ab}.`;
+  }
+  const [best, ...rest] = able;
+  const others = rest.length ? `; ${pct(rest[0].failsBeyond)}${rest.length > 1 ? ` to ${pct(rest[rest.length - 1].failsBeyond)}` : ''} for the other gating metric${rest.length > 1 ? 's' : ''}` : '';
+  const never = stored.length - able.length ? `; ${stored.length - able.length} cannot fail at this n` : '';
+  return `Stored-baseline comparison on this runner: can fail only beyond ${pct(best.failsBeyond)} (${best.scenario} ${metricLabel(best.metric)}${others}${never}), from the baseline's spread, its drift allowance and this run's n; ${ab}.`;
 }

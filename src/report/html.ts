@@ -6,8 +6,8 @@
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
-import { CI, delta, headlineText, nText, num, ruleText } from './format';
-import { BASELINE_HINT, measuredRows, nothingToCompare } from './measured';
+import { CI, delta, headlineText, nText, num, ruleText, storedPowerText } from './format';
+import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
@@ -31,7 +31,7 @@ function measuredSection(r: RunReport): string {
   const rows = measuredRows(r).map((m) => `<tr><td>${h(m.target)}</td><td>${h(m.scenario)}</td><td>${h(m.label)}</td><td class="num">${h(num(m.median, m.unit))}</td>`
     + `<td class="num">${h(num(m.min))} – ${h(num(m.max))}</td><td class="num">${m.n} of ${m.trials}</td></tr>`).join('');
   return `<section id="measured"><h2>Measured</h2><table><thead><tr><th>Target</th><th>Scenario</th><th>Metric</th><th>Median</th><th>Min – max</th><th>Valid trials</th></tr></thead>`
-    + `<tbody>${rows}</tbody></table><p class="small muted">${h(BASELINE_HINT.replace(/`/g, ''))}</p></section>`;
+    + `<tbody>${rows}</tbody></table><p class="small muted">${h(baselineHint(r).replace(/`/g, ''))}</p></section>`;
 }
 
 /** JSON for a <script type="application/json"> element: no way out of the element. */
@@ -114,6 +114,7 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 <body><main>
 <header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headlineText(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
+${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}
 <p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>

@@ -6,8 +6,8 @@ import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
 import { fenced } from './diff';
-import { CI, delta, headlineText, nText, num, ruleText, VERDICT_ICON } from './format';
-import { BASELINE_HINT, measuredRows, nothingToCompare } from './measured';
+import { CI, delta, headlineText, nText, num, ruleText, storedPowerText, VERDICT_ICON } from './format';
+import { baselineHint, measuredRows, nothingToCompare } from './measured';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -70,9 +70,11 @@ function invalidTrials(r: RunReport): string {
   return `\n### Excluded trials and errors (${bad.length} of ${r.trials.length} trials invalid)\n${lines.join('\n')}\n`;
 }
 
-/** Run-level problems (stopped early: time limit, cancelled) right under the headline. */
+/** Run-level problems (stopped early: time limit, cancelled) right under the headline, and what a
+ *  stored-only comparison could catch. */
 function runNotes(r: RunReport): string {
-  return r.errors.filter((e) => e.scope === 'run').map((e) => `> **${md(e.message)}**\n`).join('');
+  const power = storedPowerText(r);
+  return r.errors.filter((e) => e.scope === 'run').map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '');
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
@@ -85,7 +87,7 @@ function sections(r: RunReport): { regressions: Comparison[]; improvements: Comp
 /** The measured numbers, when there is nothing to compare them with (src/report/measured.ts). */
 function measured(r: RunReport): string {
   const rows = measuredRows(r).map((m) => `| ${md(m.target)} | ${md(m.scenario)} | ${md(m.label)} | ${num(m.median, md(m.unit))} | ${num(m.min)} – ${num(m.max)} | ${m.n} of ${m.trials} |`);
-  return `### Measured\n| Target | Scenario | Metric | Median | Min – max | Valid trials |\n|---|---|---|--:|--:|--:|\n${rows.join('\n')}\n\n${BASELINE_HINT}\n`;
+  return `### Measured\n| Target | Scenario | Metric | Median | Min – max | Valid trials |\n|---|---|---|--:|--:|--:|\n${rows.join('\n')}\n\n${baselineHint(r)}\n`;
 }
 
 /** The full report for the job summary. */

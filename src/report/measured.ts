@@ -45,6 +45,9 @@ export function nothingToCompare(r: RunReport): boolean {
   return r.comparisons.length === 0 && r.trials.some((t) => t.valid);
 }
 
-/** How to get a comparison next time, for a report with nothing to compare with. */
-export const BASELINE_HINT = 'To compare next time, store these trials as the baseline (the action with `mode: refresh` on the default branch, '
-  + 'or `rabbitmq-perf-gate refresh`), or give a reference broker (`baseline-image` / `baseline-target`) for a same-run A/B, the stronger comparison.';
+/** What happens next, for a report with nothing to compare with (Markdown; strip ` for plain text). */
+export function baselineHint(r: RunReport): string {
+  if (r.mode === 'refresh') return 'These trials are the stored baseline now: the next check compares with them.';
+  return 'To compare next time, store these trials as the baseline (the action with `mode: refresh` on the default branch, '
+    + 'or `rabbitmq-perf-gate refresh`), or give a reference broker (`baseline-image` / `baseline-target`) for a same-run A/B, the stronger comparison.';
+}

@@ -3,8 +3,8 @@
 // CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { CI, delta, headlineText, nText, num } from './format';
-import { BASELINE_HINT, measuredRows, nothingToCompare } from './measured';
+import { CI, delta, headlineText, nText, num, storedPowerText } from './format';
+import { baselineHint, measuredRows, nothingToCompare } from './measured';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
 export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
@@ -22,7 +22,7 @@ function measuredTable(r: RunReport, c: (code: string, s: string) => string): st
   const rows = measuredRows(r).map((m) => [m.target, m.scenario, m.label, num(m.median, m.unit), `${num(m.min)} – ${num(m.max)}`, `${m.n} of ${m.trials}`]);
   const header = ['Target', 'Scenario', 'Metric', 'Median', 'Min – max', 'Valid trials'];
   const { pad } = columns(header, rows, new Set([3, 4, 5]));
-  return [c('1', pad(header).join('  ').trimEnd()), ...rows.map((row) => pad(row).join('  ').trimEnd()), '', BASELINE_HINT.replace(/`/g, ''), ''].join('\n');
+  return [c('1', pad(header).join('  ').trimEnd()), ...rows.map((row) => pad(row).join('  ').trimEnd()), '', baselineHint(r).replace(/`/g, ''), ''].join('\n');
 }
 
 /** The comparison table for a terminal, verdicts and deltas coloured unless colour is off. */
@@ -33,6 +33,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   if (nothingToCompare(r)) return `${c('1', '= MEASURED')}  ${headlineText(r)}\n\n${measuredTable(r, c)}`;
   const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${headlineText(r)}: ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
   if (!r.comparisons.length) return `${head}\n`;
+  const power = storedPowerText(r);
   const order = (x: Comparison) => (x.verdict === 'fail' ? 0 : x.verdict === 'warn' ? 1 : x.gating ? 2 : 3);
   // Gating metrics always; reported-only ones when they moved. Everything is in --json / --html.
   const cs = r.comparisons.filter((x) => x.gating || x.verdict === 'fail' || x.verdict === 'warn' || x.change === 'better' || x.change === 'worse').sort((a, b) => order(a) - order(b));
@@ -53,5 +54,5 @@ export function terminalTable(r: RunReport, color: boolean): string {
     return cells.join('  ').trimEnd();
   });
   const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
-  return [head, against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
+  return [head, ...(power ? [power] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
 }

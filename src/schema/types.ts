@@ -276,6 +276,10 @@ export interface Comparison {
   /** True: same-run trials paired by round (signed-rank test, n = pairs on each side); false or
    *  absent (older reports): independent samples (Mann-Whitney U). */
   paired?: boolean;
+  /** Stored-baseline gating comparisons: the smallest change (as a ratio) this comparison could
+   *  fail on, from the baseline's spread and this run's n (src/compare/compare.ts); null when none
+   *  could (too few trials, or this runner may only warn). */
+  failsBeyond?: number | null;
 }
 
 export interface RunError {

@@ -176,3 +176,44 @@ describe('stored-baseline allowance', () => {
     expect(toleranceFor('recovered_queues', {}, true)).toBe(toleranceFor('recovered_queues', {}));
   });
 });
+
+describe('stored-only comparisons state their power (failsBeyond)', () => {
+  // A noisier baseline, as stored from another job: ±8 %.
+  const noisy = [1000, 1080, 930, 1050, 960, 1020, 990, 1070];
+  const cycle = (xs: number[], n: number, f: number) => Array.from({ length: n }, (_, i) => xs[i % xs.length] * f);
+
+  it('is the smallest move of the baseline itself that this rule fails, in 1 % steps, for either direction', () => {
+    for (const n of [5, 8]) {
+      const cs = run({ consumed_rate: cycle(noisy, n, 1), latency_p99_ms: cycle(noisy, n, 1) }, { consumed_rate: noisy, latency_p99_ms: noisy });
+      for (const metric of ['consumed_rate', 'latency_p99_ms']) {
+        const f = cs.find((c) => c.metric === metric)!.failsBeyond!;
+        expect(typeof f).toBe('number');
+        const up = metric === 'latency_p99_ms';
+        expect(up ? f > 1 : f < 1).toBe(true);
+        // Beyond the tolerance with the drift allowance ("worse" as a factor: 1/f for throughput),
+        // and not absurdly far.
+        expect((up ? f : 1 / f) - 1).toBeGreaterThan(toleranceFor(metric, {}, true));
+        expect((up ? f : 1 / f) - 1).toBeLessThan(toleranceFor(metric, {}, true) + 0.3);
+        // Consistent with the rule: a candidate moved by exactly f fails; one step less does not
+        // (the other metric unchanged, as in the search).
+        const at = (g: number) => run({ consumed_rate: cycle(noisy, n, up ? 1 : g), latency_p99_ms: cycle(noisy, n, up ? g : 1) },
+          { consumed_rate: noisy, latency_p99_ms: noisy }).find((c) => c.metric === metric)!.verdict;
+        expect(at(f)).toBe('fail');
+        expect(at(up ? f - 0.01 : f + 0.01)).not.toBe('fail');
+      }
+    }
+  });
+
+  it('null when the runner may only warn, or there are too few trials; absent for same-run comparisons', () => {
+    const warnOnly = run({ consumed_rate: base, latency_p99_ms: base }, { consumed_rate: base, latency_p99_ms: base }, 'the runner differs');
+    expect(warnOnly.map((c) => c.failsBeyond)).toEqual([null, null]);
+    const few = run({ consumed_rate: base.slice(0, 2), latency_p99_ms: base.slice(0, 2) }, { consumed_rate: base, latency_p99_ms: base });
+    expect(few.map((c) => c.failsBeyond)).toEqual([null, null]);
+    const paired = compareSamples({
+      scenarios: [s], against: 'b', paired: true,
+      candidate: { label: 'now', values: { one_fast: { consumed_rate: base } } },
+      reference: { label: 'ref', values: { one_fast: { consumed_rate: base } } },
+    });
+    expect(paired[0].failsBeyond).toBeUndefined();
+  });
+});
