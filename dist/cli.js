@@ -7,13 +7,13 @@ import {
   baselineHint,
   buildPlan,
   catalogueIds,
-  compareSamples,
-  countChanges,
   defaultRepetitions,
   delta,
   estimateSeconds,
   fingerprintMismatch,
   headlineText,
+  isRunScope,
+  judge,
   lineDiff,
   loadPresets,
   loadTarget,
@@ -22,7 +22,6 @@ import {
   nText,
   nothingToCompare,
   num,
-  overallVerdict,
   readBaseline,
   renderHtml,
   renderSummary,
@@ -34,7 +33,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ICYINFYQ.js";
+} from "./chunks/chunk-GQM77OLS.js";
 import {
   GateError,
   describeError
@@ -95,7 +94,7 @@ ${measuredTable(r, c)}`;
     return cells.join("  ").trimEnd();
   });
   const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
-  return [head, ...power ? [power] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+  return [head, ...power ? [power] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
 }
 
 // src/report/progress.ts
@@ -428,14 +427,18 @@ function compareCommand(files, v) {
   const refTarget = refReport ? refReport.targets.find((t) => t.id === refReport.candidate) : b.baseline.target;
   const reference = refReport ? { label: `${refTarget?.label ?? refReport.candidate} (${b.file})`, values: trialValues(refReport, refReport.candidate) } : { label: "stored baseline", values: Object.fromEntries(Object.entries(b.baseline.scenarios).map(([k, s]) => [k, s.metrics])) };
   const mismatch = candTarget ? fingerprintMismatch((refReport ?? b.baseline).fingerprint, refTarget, cand.fingerprint, candTarget) : void 0;
-  const comparisons = compareSamples({ scenarios: cand.scenarios, candidate, reference, against: refId, mayNotFail: mismatch });
+  const judgement = judge({
+    scenarios: cand.scenarios,
+    trials: cand.trials,
+    candidate: { id: cand.candidate, ...candidate },
+    independent: { sample: reference, against: refId, mayNotFail: mismatch, what: `${a.file} compared with ${b.file}` },
+    judged: true,
+    incomplete: cand.errors.some((e) => isRunScope(e.scope))
+  });
   const report = {
     ...cand,
     mode: "check",
-    comparisons,
-    verdict: overallVerdict(comparisons),
-    ...countChanges(comparisons),
-    decidedBy: `${a.file} compared with ${b.file}${mismatch ? ` (may warn, never fail: ${mismatch})` : ""}`,
+    ...judgement,
     // Two reports: both runs' judged trials side by side, so the HTML shows the A/B layout.
     targets: [...cand.targets.filter((t) => t.id === cand.candidate), ...refReport && refTarget ? [{ ...refTarget, id: refId, label: reference.label }] : []],
     trials: [...cand.trials.filter((t) => t.target === cand.candidate), ...refReport ? refReport.trials.filter((t) => t.target === refReport.candidate).map((t) => ({ ...t, target: refId })) : []]

@@ -19,12 +19,11 @@ import {
   SCHEMA_VERSION,
   TOOL,
   baselineFromRun,
-  compareSameRun,
-  compareSamples,
-  countChanges,
   delta,
   gitCommit,
   hasCommit,
+  isRunScope,
+  judge,
   lineDiff,
   loadTarget,
   marker,
@@ -33,7 +32,6 @@ import {
   metricDef,
   newRunId,
   num,
-  overallVerdict,
   parseBaseline,
   parseShard,
   readBaseline,
@@ -48,7 +46,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ICYINFYQ.js";
+} from "./chunks/chunk-GQM77OLS.js";
 import {
   GateError,
   describeError,
@@ -5375,7 +5373,7 @@ async function refreshBaseline(report, s, ctx, file, previous) {
   if (!valid) {
     throw new GateError("no valid trials, so the stored baseline was left untouched", { file, field: "baseline-file" }, "fix the errors above and refresh again");
   }
-  const stopped = report.errors.find((e) => e.scope === "run");
+  const stopped = report.errors.find((e) => isRunScope(e.scope));
   if (stopped) {
     throw new GateError(
       `${stopped.message} A partial run is no baseline: the stored baseline was left untouched`,
@@ -5507,7 +5505,28 @@ var REPORT_SCHEMA = obj({
     workload: { type: "object" },
     origin: { type: "object" }
   }, ["description", "workload", "origin"])),
-  targets: list2(obj({ id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, metadataStore: oneOf2("mnesia", "khepri"), image: str, nodes: list2({ type: "object" }) }, ["image", "metadataStore"])),
+  targets: list2(obj({
+    id,
+    label: str,
+    kind: str,
+    amqpUrl: str,
+    managementUrl: str,
+    rabbitmqVersion: str,
+    erlangVersion: str,
+    metadataStore: oneOf2("mnesia", "khepri"),
+    image: str,
+    nodes: list2({ type: "object" }),
+    effective: obj({
+      rabbitmqVersion: str,
+      erlangVersion: str,
+      metadataStore: str,
+      featureFlags: list2(str),
+      plugins: list2(str),
+      vhost: list2(str),
+      node: { type: "object", additionalProperties: str },
+      digest: str
+    }, ["metadataStore", "featureFlags", "plugins", "node"])
+  }, ["image", "metadataStore", "effective"])),
   candidate: id,
   trials: list2(obj({
     scenario: id,
@@ -5520,8 +5539,12 @@ var REPORT_SCHEMA = obj({
     metrics: { type: "object", additionalProperties: num2 },
     series: { type: "array" },
     histograms: { type: "object" },
-    error: str
-  }, ["invalidReason", "error"])),
+    error: str,
+    queues: list2(obj(
+      { name: str, type: str, version: num2, policy: str, operatorPolicy: str, definition: { type: "object" }, arguments: { type: "object" } },
+      ["version", "policy", "operatorPolicy", "definition"]
+    ))
+  }, ["invalidReason", "error", "queues"])),
   comparisons: list2(obj({
     scenario: id,
     metric: id,
@@ -5552,8 +5575,10 @@ var REPORT_SCHEMA = obj({
   regressions: int,
   improvements: int,
   errors: list2(obj({ scope: str, message: str })),
-  durationSeconds: num2
-});
+  durationSeconds: num2,
+  effectNote: str,
+  effectDiff: list2(str)
+}, ["effectNote", "effectDiff"]);
 var validate;
 function invalid(file, what) {
   return new GateError(
@@ -5642,32 +5667,24 @@ function mergeReports(parts, stored, note = () => {
   const candidate = { label: candInfo?.label ?? first.candidate, values: trialValues({ trials }, first.candidate) };
   const referenceId = reports.flatMap((r) => r.comparisons).map((c) => c.against).find((a) => a !== "stored");
   const reference = referenceId ? targets.find((t) => t.id === referenceId) : void 0;
-  let comparisons = [];
-  let decidedBy = "nothing: no baseline to compare with";
-  if (reference) {
-    comparisons = compareSameRun(scenarios, trials, { id: first.candidate, label: candidate.label }, reference);
-    decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
-  }
-  if (stored && candInfo) {
-    const mismatch = reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean);
-    const vsStored = compareSamples({
-      scenarios,
-      candidate,
+  const judgement = judge({
+    scenarios,
+    trials,
+    candidate: { id: first.candidate, ...candidate },
+    sameRun: reference,
+    independent: stored && candInfo ? {
+      sample: { label: "stored baseline", values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
       against: "stored",
-      mayNotFail: mismatch,
-      reference: { label: "stored baseline", values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) }
-    });
-    if (reference) {
-      for (const c of vsStored) c.gating = false;
-      comparisons.push(...vsStored);
-    } else {
-      comparisons = vsStored;
-      decidedBy = `${mismatch ? `stored baseline (may warn, never fail: ${mismatch})` : "stored baseline, recorded on a matching runner"}, merged from ${parts.length} shards`;
-    }
-  }
+      what: "stored baseline",
+      matching: ", recorded on a matching runner",
+      mayNotFail: reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean)
+    } : void 0,
+    judged: true,
+    incomplete: errors.some((e) => isRunScope(e.scope)),
+    suffix: `, merged from ${parts.length} shards`
+  });
   const fps = new Set(reports.map((r) => `${r.fingerprint.cpuModel}/${r.fingerprint.cores}`));
   if (fps.size > 1) note(`the shards ran on different runners (${[...fps].join(", ")}); the merged report shows the first one's fingerprint`);
-  const verdict2 = overallVerdict(comparisons);
   return {
     ...first,
     createdAt: reports.map((r) => r.createdAt).sort()[0],
@@ -5675,10 +5692,7 @@ function mergeReports(parts, stored, note = () => {
     scenarios,
     targets,
     trials,
-    comparisons,
-    decidedBy,
-    verdict: errors.some((e) => e.scope.endsWith(": run")) && verdict2 === "pass" ? "inconclusive" : verdict2,
-    ...countChanges(comparisons),
+    ...judgement,
     errors,
     durationSeconds: Math.max(...reports.map((r) => r.durationSeconds))
   };
@@ -5782,7 +5796,7 @@ async function chooseTargets(s, ctx, workspace) {
 
 // src/github/gate.ts
 function runProblem(report) {
-  const stop = report.errors.find((e) => e.scope === "run");
+  const stop = report.errors.find((e) => isRunScope(e.scope));
   const invalid2 = report.trials.filter((t) => !t.valid);
   if (!stop && !invalid2.length) return void 0;
   const first = invalid2[0];
@@ -5866,7 +5880,7 @@ async function runMode(s, ctx, signal) {
     decides: mode === "check" && !s.shard,
     failed: pub.failed,
     problem: runProblem(report),
-    stoppedEarly: report.errors.some((e) => e.scope === "run") && !signal.aborted
+    stoppedEarly: report.errors.some((e) => isRunScope(e.scope)) && !signal.aborted
   };
   if (signal.aborted) {
     info("comment: skipped, the run was cancelled");

@@ -12,7 +12,8 @@ import type { Baseline, RunReport } from './schema/types';
 import { describeError, GateError } from './config/errors';
 import { catalogueIds, loadPresets, resolveScenarios } from './config/catalogue';
 import { readBaseline, baselineFromRun, writeBaseline, trialValues, writeFileAtomic } from './compare/baseline-file';
-import { compareSamples, countChanges, defaultRepetitions, overallVerdict } from './compare/compare';
+import { defaultRepetitions } from './compare/compare';
+import { isRunScope, judge } from './compare/judge';
 import { runPipeline } from './pipeline';
 import { estimateSeconds, buildPlan } from './plan/plan';
 import { renderSummary } from './report/markdown';
@@ -229,10 +230,13 @@ function compareCommand(files: string[], v: Values): number {
     ? { label: `${refTarget?.label ?? refReport.candidate} (${b.file})`, values: trialValues(refReport, refReport.candidate) }
     : { label: 'stored baseline', values: Object.fromEntries(Object.entries(b.baseline!.scenarios).map(([k, s]) => [k, s.metrics])) };
   const mismatch = candTarget ? fingerprintMismatch((refReport ?? b.baseline!).fingerprint, refTarget, cand.fingerprint, candTarget) : undefined;
-  const comparisons = compareSamples({ scenarios: cand.scenarios, candidate, reference, against: refId, mayNotFail: mismatch });
+  const judgement = judge({
+    scenarios: cand.scenarios, trials: cand.trials, candidate: { id: cand.candidate, ...candidate },
+    independent: { sample: reference, against: refId, mayNotFail: mismatch, what: `${a.file} compared with ${b.file}` },
+    judged: true, incomplete: cand.errors.some((e) => isRunScope(e.scope)),
+  });
   const report: RunReport = {
-    ...cand, mode: 'check', comparisons, verdict: overallVerdict(comparisons), ...countChanges(comparisons),
-    decidedBy: `${a.file} compared with ${b.file}${mismatch ? ` (may warn, never fail: ${mismatch})` : ''}`,
+    ...cand, mode: 'check', ...judgement,
     // Two reports: both runs' judged trials side by side, so the HTML shows the A/B layout.
     targets: [...cand.targets.filter((t) => t.id === cand.candidate), ...(refReport && refTarget ? [{ ...refTarget, id: refId, label: reference.label }] : [])],
     trials: [...cand.trials.filter((t) => t.target === cand.candidate), ...(refReport ? refReport.trials.filter((t) => t.target === refReport.candidate).map((t) => ({ ...t, target: refId })) : [])],

@@ -4,7 +4,7 @@
 // the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
 // start) are skipped on every target, with a warning and a note in the report's errors.
 import { randomBytes } from 'node:crypto';
-import type { Baseline, RunError, RunReport, ScenarioSpec, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';
 import { resolveScenarios } from './config/catalogue';
 import { describeError, GateError } from './config/errors';
@@ -13,12 +13,14 @@ import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
 import { focusOn, type Focus } from './broker/focus';
 import { ManagementClient } from './broker/management';
-import { describeVhostConfig, isEmptyVhostConfig, readVhostConfig, vhostOfUrl } from './broker/vhost-config';
+import { describeVhostConfig, isEmptyVhostConfig, readVhostConfig, vhostOfUrl, type VhostConfig } from './broker/vhost-config';
+import { effectDiff, readEffective, unmatchedPolicies } from './broker/effective';
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
 import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
-import { compareSameRun, compareSamples, countChanges, defaultRepetitions, overallVerdict, trialsNeeded } from './compare/compare';
+import { defaultRepetitions, trialsNeeded } from './compare/compare';
+import { isRunScope, judge } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 
 export interface RunOptions {
@@ -79,6 +81,8 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   const errors: RunError[] = [];
   const handles: BrokerHandle[] = [];
   const trials: TrialResult[] = [];
+  /** Each target's vhost-scoped configuration, as its trials inherit it. */
+  const inheritedBy = new Map<string, VhostConfig | undefined>();
   const limit = runTimeLimit(opts.timeLimitSeconds);
   const trialSignal = AbortSignal.any([limit.signal, ...(opts.signal ? [opts.signal] : [])]);
   let planned = 0;
@@ -97,6 +101,12 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
         ui.warn(`${spec.label}: could not read the policies, limits and permissions of vhost ${source} (${describeError(e)}); trials will not inherit them. Give the management user the policymaker or administrator tag.`);
       });
       if (inherited && !isEmptyVhostConfig(inherited)) ui.info(`${spec.label}: ${describeVhostConfig(inherited)}`);
+      inheritedBy.set(spec.id, inherited ?? undefined);
+      const nodeEnv = h.nodeEnvironment ? await h.nodeEnvironment().catch((e: unknown) => {
+        ui.warn(`${spec.label}: could not read the node's runtime settings (${describeError(e)}); the report shows what the management API says`);
+        return undefined;
+      }) : undefined;
+      h.info.effective = await readEffective(new ManagementClient(h.managementUrl), h.info, inherited ?? undefined, nodeEnv);
     }
     scenarios = skipUnrunnable(scenarios, handles, errors, ui);
     if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui, opts.reference !== undefined);
@@ -114,6 +124,13 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
       remaining -= estimateSeconds([p]);
       ui.trialDone(trials.length, plan.length, result, Math.max(0, remaining));
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
+    }
+    for (const spec of specs) {
+      for (const p of unmatchedPolicies(inheritedBy.get(spec.id), trials.filter((t) => t.target === spec.id))) {
+        const message = `${p} is in effect on no queue of this run's scenarios, so it shaped nothing that was measured. Fix: check its pattern and apply-to against the scenarios' queue names, or its priority against other policies`;
+        ui.warn(`${spec.label}: ${message}`);
+        errors.push({ scope: `${spec.label}: configuration`, message });
+      }
     }
   } finally {
     limit.clear();
@@ -178,6 +195,17 @@ interface Assembly {
   frozen: boolean;
 }
 
+/** Two targets read back from their brokers: identical in effect, or where they differ. */
+function effectOfTargets(infos: TargetInfo[]): { effectNote?: string; effectDiff?: string[] } {
+  const [x, y] = infos;
+  if (infos.length !== 2 || !x.effective || !y.effective) return {};
+  const diff = effectDiff(x.effective, y.effective, [x.label, y.label]);
+  const partial = !x.effective.node || !y.effective.node ? ' as far as the management API shows (node settings were not readable on both)' : '';
+  if (diff.length) return { effectNote: `${x.label} and ${y.label} differ in effect${partial}: ${diff.length === 1 ? diff[0] : `${diff.length} differences`}`, effectDiff: diff };
+  const files = x.configDigest && y.configDigest && x.configDigest !== y.configDigest ? ' — their files differ, but read back from the brokers every setting, feature flag, plugin and policy is the same' : '';
+  return { effectNote: `${x.label} and ${y.label} are identical in effect${partial}: nothing the broker runs changed${files}` };
+}
+
 /** Compares and packages a run. Same-run reference decides when present; the stored baseline otherwise. */
 function assembleReport(a: Assembly): RunReport {
   const fp = fingerprint();
@@ -185,32 +213,20 @@ function assembleReport(a: Assembly): RunReport {
   const candInfo = a.handles.find((h) => h.info.id === candidate)?.info;
   const partial = { trials: a.trials };
   const candSample = { label: a.opts.candidate.label, values: trialValues(partial, candidate) };
-  let comparisons: RunReport['comparisons'] = [];
-  let decidedBy = 'nothing: no baseline to compare with';
-  if (a.opts.reference) {
-    const ref = a.opts.reference;
-    comparisons = compareSameRun(a.scenarios, a.trials, { id: candidate, label: candSample.label }, ref);
-    const idle = a.frozen ? ', the idle one frozen' : '';
-    decidedBy = `same-run A/B against ${ref.label}: both targets ran on this runner, each round's pair back to back${idle}, compared pair by pair`;
-  }
-  if (a.opts.stored && a.opts.mode === 'check' && candInfo) {
-    const mismatch = storedMismatch(a.opts.stored, fp, candInfo, a.scenarios);
-    const stored = compareSamples({
-      scenarios: a.scenarios, candidate: candSample,
-      reference: { label: 'stored baseline', values: Object.fromEntries(Object.entries(a.opts.stored.scenarios).map(([k, v]) => [k, v.metrics])) },
-      against: 'stored', mayNotFail: mismatch,
-    });
-    if (a.opts.reference) {
-      for (const c of stored) c.gating = false;
-      comparisons.push(...stored);
-    } else {
-      comparisons = stored;
-      decidedBy = mismatch ? `stored baseline (may warn, never fail: ${mismatch})` : 'stored baseline, recorded on a matching runner';
-    }
-  }
-  const judged = a.opts.mode === 'check' || a.opts.reference ? overallVerdict(comparisons) : 'pass';
-  // Missing data (a run stopped early) is never a pass, as in src/github/merge.ts.
-  const verdict = judged === 'pass' && a.errors.some((e) => e.scope === 'run') ? 'inconclusive' : judged;
+  const effect = effectOfTargets(a.handles.map((h) => h.info));
+  const stored = a.opts.stored && a.opts.mode === 'check' && candInfo ? a.opts.stored : undefined;
+  const judgement = judge({
+    scenarios: a.scenarios, trials: a.trials, candidate: { id: candidate, ...candSample },
+    sameRun: a.opts.reference && {
+      ...a.opts.reference, how: `: both targets ran on this runner, each round's pair back to back${a.frozen ? ', the idle one frozen' : ''}, compared pair by pair`,
+    },
+    independent: stored && {
+      sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
+      against: 'stored', mayNotFail: storedMismatch(stored, fp, candInfo!, a.scenarios), what: 'stored baseline', matching: ', recorded on a matching runner',
+    },
+    judged: a.opts.mode === 'check' || a.opts.reference !== undefined,
+    incomplete: a.errors.some((e) => isRunScope(e.scope)),
+  });
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: TOOL, version: TOOL_VERSION },
@@ -224,12 +240,10 @@ function assembleReport(a: Assembly): RunReport {
     targets: a.handles.map((h) => h.info),
     candidate,
     trials: a.trials,
-    comparisons,
-    decidedBy,
+    ...judgement,
     targetNote: a.opts.targetNote,
     targetDiff: a.opts.targetDiff,
-    verdict,
-    ...countChanges(comparisons),
+    ...effect,
     errors: a.errors,
     durationSeconds: Math.round((Date.now() - a.started) / 1000),
   };

@@ -12,6 +12,7 @@ import { GateError } from '../config/errors';
 import type { DockerTargetSpec, TargetSpec } from '../schema/types';
 import { defaultRunId, labelArgs, registerContainer, removeRegistered } from './cleanup';
 import * as cli from './docker-cli';
+import { NODE_ENV_EXPR, parseNodeEnv } from './effective';
 import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
@@ -311,6 +312,11 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         nodes: id.nodes,
       },
       ...restart,
+      nodeEnvironment: async () => {
+        const r = await cli.exec(names[0], ['rabbitmqctl', 'eval', NODE_ENV_EXPR], 30_000);
+        if (r.code !== 0) throw new Error(`rabbitmqctl eval exited with code ${r.code}`);
+        return parseNodeEnv(r.output, nodes[0].nodeName ?? names[0]);
+      },
       setFrozen: async (on: boolean) => {
         if (stopped || on === frozen) return;
         await cli.setPaused(names, on);

@@ -18,6 +18,9 @@ export interface BrokerHandle {
    *  a frozen broker uses no CPU, so an idle target cannot disturb the other target's trial.
    *  Idempotent. Only providers that started the broker offer it. */
   setFrozen?(frozen: boolean): Promise<void>;
+  /** Node 1's runtime settings (`rabbit` application env, schedulers), parsed and secrets masked
+   *  (src/broker/effective.ts). Only where this tool can run rabbitmqctl on the node. */
+  nodeEnvironment?(): Promise<Record<string, string>>;
   /** Stops and removes everything this provider started for the target. Idempotent. */
   stop(): Promise<void>;
 }

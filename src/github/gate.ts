@@ -1,6 +1,7 @@
 // The action's measuring modes: check and refresh (run the matrix, or one shard of it, on this
 // runner) and merge (combine the shards' reports into one report, verdict and comment). Each
 // returns an Outcome for main.ts to turn into outputs and an exit status.
+import { isRunScope } from '../compare/judge';
 import * as core from '@actions/core';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -33,7 +34,7 @@ export interface Outcome {
 
 /** The run's problems in one sentence: why it stopped early, and how many trials are invalid and why. */
 export function runProblem(report: RunReport): string | undefined {
-  const stop = report.errors.find((e) => e.scope === 'run');
+  const stop = report.errors.find((e) => isRunScope(e.scope));
   const invalid = report.trials.filter((t) => !t.valid);
   if (!stop && !invalid.length) return undefined;
   const first = invalid[0];
@@ -115,7 +116,7 @@ export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortS
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out: Outcome = {
     report, reportFile: pub.json, decides: mode === 'check' && !s.shard, failed: pub.failed,
-    problem: runProblem(report), stoppedEarly: report.errors.some((e) => e.scope === 'run') && !signal.aborted,
+    problem: runProblem(report), stoppedEarly: report.errors.some((e) => isRunScope(e.scope)) && !signal.aborted,
   };
   if (signal.aborted) {
     // A cancelled job: what ran is in the report files and the job summary; no comment (a newer

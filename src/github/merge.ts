@@ -1,12 +1,11 @@
 // mode: merge — combines the shards' reports (shard: i/n) into one report: scenarios, targets,
 // trials and errors are united, then every comparison is re-run over the merged trials with
 // src/compare/compare.ts, so Holm covers all gating metrics of the whole matrix and there is
-// one verdict. The rules mirror src/pipeline.ts: a same-run reference decides when the shards
-// had one; the stored baseline otherwise (may warn, never fail, on a different runner).
-import type { Baseline, Comparison, RunReport } from '../schema/types';
+// one verdict, by the same rules as a single run (src/compare/judge.ts).
+import type { Baseline, RunReport } from '../schema/types';
 import { GateError } from '../config/errors';
 import { storedMismatch, trialValues } from '../compare/baseline-file';
-import { compareSameRun, compareSamples, countChanges, overallVerdict } from '../compare/compare';
+import { isRunScope, judge } from '../compare/judge';
 
 export interface ShardReport {
   file: string;
@@ -37,30 +36,21 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
   const referenceId = reports.flatMap((r) => r.comparisons).map((c) => c.against).find((a) => a !== 'stored');
   const reference = referenceId ? targets.find((t) => t.id === referenceId) : undefined;
 
-  let comparisons: Comparison[] = [];
-  let decidedBy = 'nothing: no baseline to compare with';
-  if (reference) {
-    // A scenario runs in one shard, so its rounds' pairs were back to back on one runner.
-    comparisons = compareSameRun(scenarios, trials, { id: first.candidate, label: candidate.label }, reference);
-    decidedBy = `same-run A/B against ${reference.label}, merged from ${parts.length} shards`;
-  }
-  if (stored && candInfo) {
-    const mismatch = reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean);
-    const vsStored = compareSamples({
-      scenarios, candidate, against: 'stored', mayNotFail: mismatch,
-      reference: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
-    });
-    if (reference) {
-      for (const c of vsStored) c.gating = false;
-      comparisons.push(...vsStored);
-    } else {
-      comparisons = vsStored;
-      decidedBy = `${mismatch ? `stored baseline (may warn, never fail: ${mismatch})` : 'stored baseline, recorded on a matching runner'}, merged from ${parts.length} shards`;
-    }
-  }
+  // A scenario runs in one shard, so its rounds' pairs were back to back on one runner.
+  const judgement = judge({
+    scenarios, trials, candidate: { id: first.candidate, ...candidate },
+    sameRun: reference,
+    independent: stored && candInfo ? {
+      sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
+      against: 'stored', what: 'stored baseline', matching: ', recorded on a matching runner',
+      mayNotFail: reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean),
+    } : undefined,
+    judged: true,
+    incomplete: errors.some((e) => isRunScope(e.scope)),
+    suffix: `, merged from ${parts.length} shards`,
+  });
   const fps = new Set(reports.map((r) => `${r.fingerprint.cpuModel}/${r.fingerprint.cores}`));
   if (fps.size > 1) note(`the shards ran on different runners (${[...fps].join(', ')}); the merged report shows the first one's fingerprint`);
-  const verdict = overallVerdict(comparisons);
   return {
     ...first,
     createdAt: reports.map((r) => r.createdAt).sort()[0],
@@ -68,10 +58,7 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
     scenarios,
     targets,
     trials,
-    comparisons,
-    decidedBy,
-    verdict: errors.some((e) => e.scope.endsWith(': run')) && verdict === 'pass' ? 'inconclusive' : verdict,
-    ...countChanges(comparisons),
+    ...judgement,
     errors,
     durationSeconds: Math.max(...reports.map((r) => r.durationSeconds)),
   };

@@ -3,6 +3,7 @@
 // through the REST API — rebuilt each time as the default branch's head plus one commit — and
 // opens one pull request, or updates it in place while it is open; with
 // `direct`, commits them to the default branch; with `none`, only the workspace file is written.
+import { isRunScope } from '../compare/judge';
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
@@ -31,7 +32,7 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
   if (!valid) {
     throw new GateError('no valid trials, so the stored baseline was left untouched', { file, field: 'baseline-file' }, 'fix the errors above and refresh again');
   }
-  const stopped = report.errors.find((e) => e.scope === 'run');
+  const stopped = report.errors.find((e) => isRunScope(e.scope));
   if (stopped) {
     throw new GateError(`${stopped.message} A partial run is no baseline: the stored baseline was left untouched`, { file, field: 'baseline-file' },
       'raise time-limit (or run fewer scenarios or repetitions) and refresh again');

@@ -38,12 +38,20 @@ const REPORT_SCHEMA = obj({
     warmupSeconds: num, durationSeconds: num, file: str, lines: { type: 'object', additionalProperties: num },
     workload: { type: 'object' }, origin: { type: 'object' },
   }, ['description', 'workload', 'origin'])),
-  targets: list(obj({ id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, metadataStore: oneOf('mnesia', 'khepri'), image: str, nodes: list({ type: 'object' }) }, ['image', 'metadataStore'])),
+  targets: list(obj({
+    id, label: str, kind: str, amqpUrl: str, managementUrl: str, rabbitmqVersion: str, erlangVersion: str, metadataStore: oneOf('mnesia', 'khepri'), image: str, nodes: list({ type: 'object' }),
+    effective: obj({
+      rabbitmqVersion: str, erlangVersion: str, metadataStore: str, featureFlags: list(str), plugins: list(str), vhost: list(str),
+      node: { type: 'object', additionalProperties: str }, digest: str,
+    }, ['metadataStore', 'featureFlags', 'plugins', 'node']),
+  }, ['image', 'metadataStore', 'effective'])),
   candidate: id,
   trials: list(obj({
     scenario: id, target: id, trial: int, order: int, startedAt: str, valid: { type: 'boolean' }, invalidReason: str,
     metrics: { type: 'object', additionalProperties: num }, series: { type: 'array' }, histograms: { type: 'object' }, error: str,
-  }, ['invalidReason', 'error'])),
+    queues: list(obj({ name: str, type: str, version: num, policy: str, operatorPolicy: str, definition: { type: 'object' }, arguments: { type: 'object' } },
+      ['version', 'policy', 'operatorPolicy', 'definition'])),
+  }, ['invalidReason', 'error', 'queues'])),
   comparisons: list(obj({
     scenario: id, metric: id, unit: str, direction: oneOf('higher', 'lower'), against: id, baselineLabel: str, candidateLabel: str,
     nBaseline: int, nCandidate: int, baselineMedian: numOrNull, candidateMedian: numOrNull, ratio: numOrNull, ciLow: numOrNull,
@@ -56,7 +64,9 @@ const REPORT_SCHEMA = obj({
   improvements: int,
   errors: list(obj({ scope: str, message: str })),
   durationSeconds: num,
-});
+  effectNote: str,
+  effectDiff: list(str),
+}, ['effectNote', 'effectDiff']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 

@@ -8,6 +8,7 @@ import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
 import { CI, delta, headlineText, nText, num, ruleText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
+import { effectiveLines } from './effective';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
@@ -93,7 +94,11 @@ function targetsTable(targets: TargetInfo[], data: ChartData): string {
 function environment(r: RunReport, data: ChartData): string {
   const f = r.fingerprint ?? ({} as RunReport['fingerprint']);
   const rows: [string, string][] = [['CPU', `${f.cpuModel} (${f.cores} cores)`], ['Memory', `${num((f.memoryBytes ?? 0) / 2 ** 30)} GiB`], ['OS', f.os], ['Kernel', f.kernel], ['Node', f.node], ['Tool', `${f.tool} ${f.toolVersion}`]];
-  return `<section id="environment"><h2>Targets</h2>${targetsTable(r.targets ?? [], data)}<h2 style="margin-top:16px">Runner fingerprint</h2>`
+  const eff = effectiveLines(r);
+  const effective = eff.length ? `<h2 style="margin-top:16px">Effective configuration, read back from the brokers</h2>`
+    + (r.effectDiff?.length ? `<p><b>How they differ in effect:</b></p><ul>${r.effectDiff.map((l) => `<li>${h(l)}</li>`).join('')}</ul>` : '')
+    + eff.map((t) => `<h3>${h(t.target)}</h3><ul>${t.lines.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`).join('') : '';
+  return `<section id="environment"><h2>Targets</h2>${targetsTable(r.targets ?? [], data)}${effective}<h2 style="margin-top:16px">Runner fingerprint</h2>`
     + `<table><tbody>${rows.map(([k, v]) => `<tr><th style="width:140px">${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</tbody></table></section>`;
 }
 
@@ -114,7 +119,7 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 <body><main>
 <header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headlineText(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
-${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}
+${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}
 <p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>

@@ -2,12 +2,14 @@
 // (verdict headline, regressions first, improvements next, unchanged collapsed, environment and
 // decision rule, trend chart; never over GitHub's 65,536-character limit). All user text goes
 // through md().
+import { isRunScope } from '../compare/judge';
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
 import { fenced } from './diff';
 import { CI, delta, headlineText, nText, num, ruleText, storedPowerText, VERDICT_ICON } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
+import { effectiveLines } from './effective';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -50,8 +52,18 @@ function environment(r: RunReport): string {
     `**Targets:** ${targets || '–'}`,
     r.targetNote ? `**How they were chosen:** ${md(r.targetNote)}.` : '',
     r.targetDiff ? `<details><summary>How the two targets differ</summary>\n\n${fenced(r.targetDiff, 'diff')}\n\n</details>` : '',
+    r.effectDiff?.length ? `<details><summary>How they differ in effect, read back from the brokers (${r.effectDiff.length})</summary>\n\n${r.effectDiff.map((l) => `- ${md(l)}`).join('\n')}\n\n</details>` : '',
+    effective(r),
     `**Runner fingerprint:** ${md(f.cpuModel)}, ${f.cores} cores, ${md(f.os)}, Node ${md(f.node)}, ${md(f.tool)} ${md(f.toolVersion)}; preset \`${md(r.preset)}\`, ${r.repetitions} repetitions, seed ${r.seed}, ${r.durationSeconds} s.`,
   ].filter(Boolean).join('\n');
+}
+
+/** What each broker was read back to run with (src/report/effective.ts), collapsed. */
+function effective(r: RunReport): string {
+  const ts = effectiveLines(r);
+  if (!ts.length) return '';
+  const body = ts.map((t) => `**${md(t.target)}**\n${t.lines.map((l) => `- ${md(l)}`).join('\n')}`).join('\n\n');
+  return `<details><summary>Effective configuration, read back from the brokers</summary>\n\n${body}\n\n</details>`;
 }
 
 /** Inline code that its content cannot break out of. */
@@ -64,9 +76,9 @@ function invalidTrials(r: RunReport): string {
   if (!bad.length && !r.errors.length) return '';
   const lines = bad.slice(0, 20).map((t) => `- ${md(t.scenario)} on ${md(t.target)}, trial ${t.trial + 1}: ${md(t.invalidReason)}`);
   if (bad.length > 20) lines.push(`- … and ${bad.length - 20} more`);
-  for (const e of r.errors.filter((e) => e.scope === 'run')) lines.push(`- ${md(e.message)}`);
+  for (const e of r.errors.filter((e) => isRunScope(e.scope))) lines.push(`- ${md(e.message)}`);
   // Scenario-level notes (e.g. a restart scenario skipped on a URL target); trial errors are above.
-  for (const e of r.errors.filter((e) => e.scope !== 'run' && !/, trial \d+$/.test(e.scope))) lines.push(`- ${md(e.scope)}: ${md(e.message)}`);
+  for (const e of r.errors.filter((e) => !isRunScope(e.scope) && !/, trial \d+$/.test(e.scope))) lines.push(`- ${md(e.scope)}: ${md(e.message)}`);
   return `\n### Excluded trials and errors (${bad.length} of ${r.trials.length} trials invalid)\n${lines.join('\n')}\n`;
 }
 
@@ -74,7 +86,8 @@ function invalidTrials(r: RunReport): string {
  *  stored-only comparison could catch. */
 function runNotes(r: RunReport): string {
   const power = storedPowerText(r);
-  return r.errors.filter((e) => e.scope === 'run').map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '');
+  return r.errors.filter((e) => isRunScope(e.scope)).map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '')
+    + (r.effectNote ? `> ${md(r.effectNote)}\n` : '');
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {

@@ -54,5 +54,5 @@ export function terminalTable(r: RunReport, color: boolean): string {
     return cells.join('  ').trimEnd();
   });
   const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
-  return [head, ...(power ? [power] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
+  return [head, ...(power ? [power] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
 }

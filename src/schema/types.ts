@@ -188,6 +188,37 @@ export interface TargetInfo {
    *  undefined when the management API did not say. */
   metadataStore?: MetadataStore;
   nodes: NodeInfo[];
+  /** What the broker really runs with, read back from it (src/broker/effective.ts). */
+  effective?: EffectiveConfig;
+}
+
+/** A target's configuration as read back from the broker, not as declared. */
+export interface EffectiveConfig {
+  rabbitmqVersion: string;
+  erlangVersion: string;
+  metadataStore?: string;
+  /** Enabled feature flags (undefined when the management API did not say). */
+  featureFlags?: string[];
+  plugins?: string[];
+  /** What every trial vhost inherits from the target's vhost, one line each. */
+  vhost: string[];
+  /** The node's `rabbit` application environment (docker targets), secrets masked. */
+  node?: Record<string, string>;
+  /** sha256 over all of the above except per-instance values (ports, node names). */
+  digest: string;
+}
+
+/** One queue of a trial as the broker ran it (read after the window). */
+export interface QueueEffect {
+  name: string;
+  type: string;
+  /** Classic queue version: the broker's own (backing_queue_status) or what argument/policy set. */
+  version?: number;
+  policy?: string;
+  operatorPolicy?: string;
+  /** The effective policy definition. */
+  definition?: Record<string, unknown>;
+  arguments: Record<string, unknown>;
 }
 
 export type MetadataStore = 'mnesia' | 'khepri';
@@ -243,6 +274,8 @@ export interface TrialResult {
   histograms: Record<string, string>;
   generator?: GeneratorLoad;
   error?: string;
+  /** The first trial of each scenario × target: its queues as the broker ran them. */
+  queues?: QueueEffect[];
 }
 
 export type Verdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
@@ -308,6 +341,9 @@ export interface RunReport {
   targetNote?: string;
   /** Line diff of the two target descriptions, when a same-run A/B compares different ones. */
   targetDiff?: string;
+  /** Two targets read back from their brokers: identical in effect, or where they differ. */
+  effectNote?: string;
+  effectDiff?: string[];
   verdict: Verdict;
   regressions: number;
   improvements: number;

@@ -6,10 +6,12 @@
 // WIND_DOWN_MS to stop cleanly before the trial is given up, and the vhost clean-up is bounded.
 // The trial's context carries the target's capabilities (a node restart, where there is one).
 // Before the workload starts, the trial vhost receives the target's vhost-scoped configuration
-// (src/broker/vhost-config.ts), so what a target declares is what the trial measures.
+// (src/broker/vhost-config.ts), so what a target declares is what the trial measures; after the
+// window, the first round reads its queues back as the broker ran them (src/broker/effective.ts).
 import type { BrokerHandle } from '../broker/provider';
 import { ManagementClient } from '../broker/management';
 import { applyVhostConfig, readVhostConfig, vhostOfUrl } from '../broker/vhost-config';
+import { readQueues } from '../broker/effective';
 import { amqpUrlForVhost, credentials } from '../broker/urls';
 import { describeError } from '../config/errors';
 import type { PlannedTrial } from '../plan/plan';
@@ -53,7 +55,10 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
       await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user, inherited?.defaultQueueType);
       if (inherited) await applyVhostConfig(mgmt, inherited, vhost);
       const ctx = { managementUrl: broker.managementUrl, vhost, restartNode: broker.restartNode?.bind(broker) };
-      return runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx);
+      const r = await runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx);
+      // The first round records its queues as the broker ran them (after the window; bounded).
+      const queues = p.trial === 0 && !combined.aborted ? await readQueues(mgmt, vhost).catch(() => undefined) : undefined;
+      return queues ? { ...r, queues } : r;
     })();
     work.catch(() => undefined); // it may settle after the race below is decided
     const givenUp = new Promise<never>((_, reject) => {

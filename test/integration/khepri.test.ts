@@ -65,6 +65,11 @@ describe('Mnesia vs Khepri on 4.0.5 with the metadata import scenarios (CLI, tar
     expect(report.candidate).toBe('candidate');
     expect(byId.candidate).toMatchObject({ label: 'khepri', kind: 'docker', image: IMAGE, rabbitmqVersion: '4.0.5', metadataStore: 'khepri' });
     expect(byId.baseline).toMatchObject({ label: 'mnesia', kind: 'docker', image: IMAGE, rabbitmqVersion: '4.0.5', metadataStore: 'mnesia' });
+    // Read back from the brokers: the effective configuration says so too, and names the flag.
+    expect(byId.candidate.effective).toMatchObject({ metadataStore: 'khepri', rabbitmqVersion: '4.0.5' });
+    expect(byId.candidate.effective?.featureFlags).toContain('khepri_db');
+    expect(byId.baseline.effective?.featureFlags).not.toContain('khepri_db');
+    expect(report.effectDiff).toEqual(expect.arrayContaining(['metadata store: khepri khepri · mnesia mnesia', 'feature flag khepri_db: khepri only']));
     expect(report.targetNote).toBe('khepri.yml against mnesia.yml');
     expect(report.targetDiff).toContain('+   - rabbitmqctl enable_feature_flag --opt-in khepri_db');
   });

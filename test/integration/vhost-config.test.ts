@@ -5,7 +5,7 @@
 // whose definitions.json declares one, shows it reaching the trials.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ManagementClient } from '../../src/broker/management';
@@ -125,10 +125,45 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
 
   for (const [file, policy] of [['setup.yml', 'cqv2'], ['defs.yml', 'cqv2-defs']]) {
     it(`${file}: the trial vhosts inherit ${policy}`, async () => {
-      const r = await cli(['run', '--scenarios', 'one_fast', '--target', file, '--repetitions', '1', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json'], {}, dir);
+      const r = await cli(['run', '--scenarios', 'one_fast', '--target', file, '--repetitions', '1', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json', '--out', `out-${file}`], {}, dir);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(new RegExp(`trial vhosts inherit from vhost /: policies ${policy}\\b`));
-      expect(JSON.parse(r.stdout).trials.every((t: any) => t.valid)).toBe(true);
+      const report = JSON.parse(r.stdout);
+      expect(report.trials.every((t: any) => t.valid)).toBe(true);
+      // Read back from the broker after the window: the trial's queue ran as a v2 classic queue
+      // under that policy, and every report format says so.
+      expect(report.trials[0].queues).toEqual([expect.objectContaining({ type: 'classic', version: 2, policy, definition: { 'queue-version': 2 } })]);
+      expect(report.targets[0].effective.vhost).toEqual([expect.stringMatching(new RegExp(`^policy ${policy}: pattern \\.\\*, apply-to queues`))]);
+      const summary = readFileSync(join(dir, `out-${file}`, 'summary.md'), 'utf8');
+      expect(summary).toContain(`queues of one\\_fast: 1 × classic v2, policy ${policy.replace('-', '\\-')}`);
+      expect(r.stderr).not.toMatch(/is in effect on no queue/);
     }, 240_000);
   }
+
+  it('a policy whose pattern matches no queue of the scenarios: one warning naming it', async () => {
+    writeFileSync(join(dir, 'nomatch.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'setup:',
+      `  - rabbitmqctl set_policy nomatch "^nothing-here$" '{"max-length":10}' --apply-to queues`, ''].join('\n'));
+    const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'nomatch.yml', '--repetitions', '2', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json'], {}, dir);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('is in effect on no queue'));
+    expect(warnings).toEqual([expect.stringMatching(/^warning: .*nomatch\.yml.*: policy nomatch \(pattern \^nothing-here\$\) is in effect on no queue of this run's scenarios/)]);
+    expect(JSON.parse(r.stdout).errors).toEqual([expect.objectContaining({ scope: expect.stringMatching(/: configuration$/), message: expect.stringMatching(/^policy nomatch/) })]);
+  }, 240_000);
+
+  it('two targets that differ only by a comment in rabbitmq.conf: identical in effect, and the report says so', async () => {
+    writeFileSync(join(dir, 'a.conf'), 'vm_memory_high_watermark.relative = 0.5\n');
+    writeFileSync(join(dir, 'b.conf'), '# tuned for the runner\nvm_memory_high_watermark.relative = 0.5\n');
+    writeFileSync(join(dir, 'a.yml'), 'image: rabbitmq-perf-gate/rabbitmq:3.10.8\nconfig:\n  - a.conf\n');
+    writeFileSync(join(dir, 'b.yml'), 'image: rabbitmq-perf-gate/rabbitmq:3.10.8\nconfig:\n  - b.conf\n');
+    const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'b.yml', '--baseline-target', 'a.yml', '--repetitions', '1', '--duration', '1', '--warmup', '0.5',
+      '--baseline-file', 'none.json', '--json', '--out', 'out-ab'], {}, dir);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.targets[0].configDigest).not.toBe(report.targets[1].configDigest);
+    expect(report.targets[0].effective.digest).toBe(report.targets[1].effective.digest);
+    expect(report.targets[0].effective.node.vm_memory_high_watermark).toBe('{relative,0.5}');
+    expect(report.effectNote).toMatch(/ are identical in effect: nothing the broker runs changed — their files differ/);
+    expect(report.effectDiff).toBeUndefined();
+    expect(readFileSync(join(dir, 'out-ab', 'summary.md'), 'utf8')).toMatch(/^> .* are identical in effect: nothing the broker runs changed/m);
+  }, 300_000);
 });

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// The seeds' quantitative claims (../shared/seeds: the Khepri roadmap 000, the CloudAMQP Khepri vs
+// Mnesia post 001, the RabbitMQ 3.13 classic-queue post 004), re-measured as same-run A/Bs with
+// the bundled CLI on the two offline images, and written as docs/seeds.md's table.
+//
+//   node_modules/.bin/node bench/seeds.mjs [--pairs 6] [--only khepri-import,cqv2-3.10,...] [--write]
+//
+// Each run starts its two targets from target files written here (rabbitmq-perf-gate/rabbitmq:
+// 3.10.8 and 4.0.5; Khepri by `rabbitmqctl enable_feature_flag --opt-in khepri_db`, classic queue
+// v2 on 3.10.8 by a target policy), runs its scenarios paired by round, and reads each row's
+// metric from report.json: the Hodges-Lehmann ratio candidate / reference with its 90 % CI, n
+// pairs, and whether its direction agrees with the seed's. Results go to
+// bench/results/seeds-<date>.json; --write replaces the table between the markers in docs/seeds.md.
+// A long run (about 30 minutes at 6 pairs on 2 cores) is expected.
+import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './lib/common.mjs';
+
+const { values: opt } = parseArgs({
+  options: { pairs: { type: 'string', default: '6' }, only: { type: 'string' }, write: { type: 'boolean', default: false } },
+});
+
+const V3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
+const V4 = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
+const TARGETS = {
+  mnesia: `label: mnesia\nimage: ${V4}\n`,
+  khepri: `label: khepri\nimage: ${V4}\nsetup:\n  - rabbitmqctl enable_feature_flag --opt-in khepri_db\n`,
+  // The roadmap's import figures are from a 3-node cluster: Mnesia's cost there is its
+  // distributed transactions, which a single node does not have (docs/seeds.md, Scales).
+  mnesia3: `label: mnesia, 3 nodes\nimage: ${V4}\nnodes: 3\n`,
+  khepri3: `label: khepri, 3 nodes\nimage: ${V4}\nnodes: 3\nsetup:\n  - rabbitmqctl enable_feature_flag --opt-in khepri_db\n`,
+  'cqv1-3.10': `label: 3.10.8 CQv1\nimage: ${V3}\n`,
+  'cqv2-3.10': `label: 3.10.8 CQv2\nimage: ${V3}\nsetup:\n  - rabbitmqctl set_policy cqv2 ".*" '{"queue-version":2}' --apply-to queues\n`,
+  '4.0.5': `label: 4.0.5\nimage: ${V4}\n`,
+};
+
+// Scenario files of this bench (message sizes of the 3.13 post that the catalogue's one_fast
+// does not vary), next to catalogue scenarios named by id.
+const perfScenario = (id, flags, gate, description) => [
+  `id: ${id}`, `description: ${description}`, 'origin:', '  source: RabbitMQ 3.13 classic queues post (seed 004), rabbitmq/testing main/script.sh',
+  `  command: perf-test ${flags}`, `perf-test: ${flags}`, 'warmup: 2', 'duration: 6', `gate: [${gate}]`, ''].join('\n');
+const SCENARIO_FILES = {
+  'one_fast_100.yml': perfScenario('one_fast_100', '-x 1 -y 1 -c 3000 -u q -qa x-max-length=5000000 -ad false -f persistent -s 100', 'consumed_rate', '1 publisher, 1 queue, 1 consumer, 100 B'),
+  'one_fast_5k.yml': perfScenario('one_fast_5k', '-x 1 -y 1 -c 3000 -u q -qa x-max-length=5000000 -ad false -f persistent -s 5000', 'consumed_rate', '1 publisher, 1 queue, 1 consumer, 5 kB'),
+  'publish_only_100.yml': perfScenario('publish_only_100', '-x 2 -y 0 -c 3000 -u q -ad false -f persistent -s 100', 'published_rate', '2 publishers, 1 queue, no consumers, 100 B'),
+  'publish_only_5k.yml': perfScenario('publish_only_5k', '-x 2 -y 0 -c 3000 -u q -ad false -f persistent -s 5000', 'published_rate', '2 publishers, 1 queue, no consumers, 5 kB'),
+};
+
+// seedRatio: the seed's candidate / reference figure (null: the seed gives a direction only).
+// better: which side the seed says wins ('candidate' | 'reference' | 'same').
+const RUNS = [
+  { id: 'khepri-import', candidate: 'khepri3', reference: 'mnesia3', scenarios: 'import_queues_bindings', rows: [
+    { metric: 'import_seconds', seed: '000', claim: 'first import, 1000 queues × 100 bindings: Mnesia 446 s, Khepri 51 s', seedRatio: 51 / 446, better: 'candidate' },
+    { metric: 'reimport_seconds', seed: '000', claim: 're-import of the same: Mnesia 16 s, Khepri 46 s', seedRatio: 46 / 16, better: 'reference' },
+  ] },
+  { id: 'khepri-import-1node', candidate: 'khepri', reference: 'mnesia', scenarios: 'import_queues_bindings', rows: [
+    { metric: 'import_seconds', seed: '000', claim: 'first import (seed: 3 nodes), here on one node', seedRatio: 51 / 446, better: 'candidate' },
+    { metric: 'reimport_seconds', seed: '000', claim: 're-import (seed: 3 nodes), here on one node', seedRatio: 46 / 16, better: 'reference' },
+  ] },
+  { id: 'khepri-churn', candidate: 'khepri', reference: 'mnesia', scenarios: 'queue_churn_durable,queue_churn_transient', rows: [
+    { metric: 'queue_churn_ops', scenario: 'queue_churn_durable', seed: '001', claim: 'durable queue create/delete: Khepri outperforms Mnesia', seedRatio: null, better: 'candidate' },
+    { metric: 'queue_churn_ops', scenario: 'queue_churn_transient', seed: '001', claim: 'transient queue create/delete: Mnesia performs better', seedRatio: null, better: 'reference' },
+  ] },
+  { id: 'khepri-node-start', candidate: 'khepri', reference: 'mnesia', scenarios: 'node_start_classic_queues', rows: [
+    { metric: 'node_start_seconds', seed: '000', claim: '100,000 classic queues, start_app: Mnesia 26 s, Khepri 40 s', seedRatio: 40 / 26, better: 'reference' },
+  ] },
+  { id: 'cqv2-3.10', candidate: 'cqv2-3.10', reference: 'cqv1-3.10', scenarios: 'files', rows: [
+    { metric: 'consumed_rate', scenario: 'one_fast_100', seed: '004', claim: 'publish+consume 100 B: CQv2 significantly better than CQv1', seedRatio: null, better: 'candidate' },
+    { metric: 'consumed_rate', scenario: 'one_fast_5k', seed: '004', claim: 'publish+consume 5 kB: CQv2 superiority visible even in 3.12', seedRatio: null, better: 'candidate' },
+    { metric: 'published_rate', scenario: 'publish_only_100', seed: '004', claim: 'publish only 100 B: CQv2 blows CQv1 out of the water', seedRatio: null, better: 'candidate' },
+    { metric: 'published_rate', scenario: 'publish_only_5k', seed: '004', claim: 'publish only 5 kB: CQv2 superiority visible even in 3.12', seedRatio: null, better: 'candidate' },
+  ] },
+  { id: 'v4-vs-3.10-cqv1', candidate: '4.0.5', reference: 'cqv1-3.10', scenarios: 'files', rows: [
+    { metric: 'consumed_rate', scenario: 'one_fast_100', seed: '004', claim: 'publish+consume 100 B: CQv2 on 3.13 vs CQv1 on 3.12 "may almost double the throughput"', seedRatio: 2, better: 'candidate' },
+    { metric: 'consumed_rate', scenario: 'one_fast_5k', seed: '004', claim: 'publish+consume 5 kB: 3.13 CQv2 wins by a large margin', seedRatio: null, better: 'candidate' },
+    { metric: 'published_rate', scenario: 'publish_only_100', seed: '004', claim: 'publish only 100 B: "more than 250 % higher throughput" (3.13 CQv2 vs 3.12 CQv1)', seedRatio: 3.5, better: 'candidate' },
+    { metric: 'published_rate', scenario: 'publish_only_5k', seed: '004', claim: 'publish only 5 kB: 3.13 CQv2 wins by a large margin', seedRatio: null, better: 'candidate' },
+  ] },
+];
+
+const CLI = join(ROOT, 'dist/cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'perf-gate-seeds-'));
+for (const [name, text] of Object.entries(TARGETS)) writeFileSync(join(dir, `${name}.yml`), text);
+const scenarioDir = join(dir, 'scenarios');
+execFileSync('mkdir', ['-p', scenarioDir]);
+for (const [name, text] of Object.entries(SCENARIO_FILES)) writeFileSync(join(scenarioDir, name), text);
+
+const only = opt.only ? new Set(opt.only.split(',')) : undefined;
+const results = [];
+for (const run of RUNS.filter((r) => !only || only.has(r.id))) {
+  const started = Date.now();
+  const args = ['run', '--target', `${run.candidate}.yml`, '--baseline-target', `${run.reference}.yml`,
+    '--scenarios', run.scenarios === 'files' ? scenarioDir : run.scenarios, '--repetitions', opt.pairs,
+    '--baseline-file', 'none.json', '--json', '--out', join(dir, `out-${run.id}`)];
+  process.stderr.write(`== ${run.id}: ${run.candidate} vs ${run.reference}, ${run.scenarios}, ${opt.pairs} pairs\n`);
+  let report;
+  try {
+    report = JSON.parse(execFileSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] }));
+  } catch (e) {
+    // Exit 1 is a regression verdict, still a report.
+    if (e.status === 1 && e.stdout) report = JSON.parse(e.stdout);
+    else { process.stderr.write(`${run.id} failed: ${e.message}\n`); continue; }
+  }
+  for (const row of run.rows) {
+    const scenario = row.scenario ?? run.scenarios;
+    const c = report.comparisons.find((x) => x.scenario === scenario && x.metric === row.metric && x.against !== 'stored');
+    const trial = report.trials.find((t) => t.scenario === scenario && t.queues)?.queues;
+    const agree = !c || c.ratio === null ? 'no data'
+      : c.change === 'same' ? (row.better === 'same' ? 'yes' : 'no significant difference')
+      : (c.change === 'better') === (row.better === 'candidate') ? 'yes' : 'no (opposite)';
+    results.push({ run: run.id, ...row, scenario, candidate: TARGETS[run.candidate].split('\n')[0].slice(7), reference: TARGETS[run.reference].split('\n')[0].slice(7),
+      ratio: c?.ratio ?? null, ciLow: c?.ciLow ?? null, ciHigh: c?.ciHigh ?? null, n: c?.nCandidate ?? 0, change: c?.change, agree,
+      medians: c ? [c.candidateMedian, c.baselineMedian] : null, queues: trial ?? null, minutes: (Date.now() - started) / 60000 });
+  }
+}
+
+const r2 = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
+const table = ['| Seed | Claim | Scenario (scale) | Candidate / reference | Seed ratio | Measured ratio [90 % CI] | n pairs | Direction agrees |',
+  '|---|---|---|---|--:|--:|--:|---|',
+  ...results.map((x) => `| ${x.seed} | ${x.claim} | ${x.scenario} · ${x.metric} | ${x.candidate} / ${x.reference} | ${x.seedRatio ? r2(x.seedRatio) : 'direction'} | ${r2(x.ratio)} [${r2(x.ciLow)}, ${r2(x.ciHigh)}] | ${x.n} | ${x.agree} |`)].join('\n');
+console.log(table);
+const stamp = new Date().toISOString().slice(0, 10);
+writeFileSync(join(ROOT, `bench/results/seeds-${stamp}.json`), JSON.stringify({ pairs: Number(opt.pairs), results }, null, 1));
+if (opt.write) {
+  const file = join(ROOT, 'docs/seeds.md');
+  const doc = readFileSync(file, 'utf8');
+  const begin = '<!-- seeds-table:begin -->';
+  const end = '<!-- seeds-table:end -->';
+  writeFileSync(file, `${doc.slice(0, doc.indexOf(begin) + begin.length)}\n${table}\n${doc.slice(doc.indexOf(end))}`);
+  process.stderr.write(`docs/seeds.md updated\n`);
+}

@@ -1,0 +1,30 @@
+// The "Effective configuration" section every report format shows: per target, what its broker
+// was read back to run with (src/broker/effective.ts) — versions and metadata store, enabled
+// feature flags and plugins, what trial vhosts inherited, node settings, and each scenario's
+// queues as they ran — as plain lines; each format escapes and lays them out.
+import type { RunReport } from '../schema/types';
+import { queueSummary } from '../broker/effective';
+
+export function effectiveLines(r: RunReport): Array<{ target: string; lines: string[] }> {
+  return r.targets.filter((t) => t.effective).map((t) => {
+    const e = t.effective!;
+    const queues = r.scenarios.flatMap((s) => {
+      const q = r.trials.find((x) => x.target === t.id && x.scenario === s.id && x.queues)?.queues;
+      return q ? [`queues of ${s.id}: ${queueSummary(q)}`] : [];
+    });
+    const nodeKeys = e.node ? Object.keys(e.node).length : 0;
+    return {
+      target: t.label,
+      lines: [
+        `RabbitMQ ${e.rabbitmqVersion} on Erlang ${e.erlangVersion}${e.metadataStore ? `, metadata store ${e.metadataStore}` : ''}`,
+        e.featureFlags ? `feature flags enabled (${e.featureFlags.length}): ${e.featureFlags.join(', ') || 'none'}` : 'feature flags: not readable',
+        e.plugins ? `plugins enabled: ${e.plugins.join(', ') || 'none'}` : 'plugins: not readable',
+        e.vhost.length ? `trial vhosts inherit: ${e.vhost.join('; ')}` : 'trial vhosts inherit nothing (the target declares nothing vhost-scoped)',
+        e.node ? `node settings: ${nodeKeys} read back (rabbit application environment, schedulers online ${e.node.vm_schedulers_online ?? '?'}${e.node.tcp_listen_options ? `, tcp_listen_options ${e.node.tcp_listen_options}` : ''})`
+          : 'node settings: not readable here (a broker attached by URL)',
+        ...queues,
+        `effective digest ${e.digest.slice(0, 19)}`,
+      ],
+    };
+  });
+}
