@@ -4,6 +4,7 @@
 // the bundled CLI on the two offline images, and written as docs/seeds.md's table.
 //
 //   node_modules/.bin/node bench/seeds.mjs [--pairs 6] [--only khepri-import,cqv2-3.10,...] [--write]
+//   node_modules/.bin/node bench/seeds.mjs --from bench/results/seeds-DATE.json [--write]   (re-render)
 //
 // Each run starts its two targets from target files written here (rabbitmq-perf-gate/rabbitmq:
 // 3.10.8 and 4.0.5; Khepri by `rabbitmqctl enable_feature_flag --opt-in khepri_db`, classic queue
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { ROOT } from './lib/common.mjs';
 
 const { values: opt } = parseArgs({
-  options: { pairs: { type: 'string', default: '6' }, only: { type: 'string' }, write: { type: 'boolean', default: false } },
+  options: { pairs: { type: 'string', default: '6' }, only: { type: 'string' }, write: { type: 'boolean', default: false }, from: { type: 'string' } },
 });
 
 const V3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
@@ -89,8 +90,9 @@ execFileSync('mkdir', ['-p', scenarioDir]);
 for (const [name, text] of Object.entries(SCENARIO_FILES)) writeFileSync(join(scenarioDir, name), text);
 
 const only = opt.only ? new Set(opt.only.split(',')) : undefined;
-const results = [];
-for (const run of RUNS.filter((r) => !only || only.has(r.id))) {
+// --from FILE: re-render the table from an earlier run's results (bench/results/seeds-*.json).
+const results = opt.from ? JSON.parse(readFileSync(opt.from, 'utf8')).results : [];
+for (const run of opt.from ? [] : RUNS.filter((r) => !only || only.has(r.id))) {
   const started = Date.now();
   const args = ['run', '--target', `${run.candidate}.yml`, '--baseline-target', `${run.reference}.yml`,
     '--scenarios', run.scenarios === 'files' ? scenarioDir : run.scenarios, '--repetitions', opt.pairs,
@@ -108,22 +110,32 @@ for (const run of RUNS.filter((r) => !only || only.has(r.id))) {
     const scenario = row.scenario ?? run.scenarios;
     const c = report.comparisons.find((x) => x.scenario === scenario && x.metric === row.metric && x.against !== 'stored');
     const trial = report.trials.find((t) => t.scenario === scenario && t.queues)?.queues;
-    const agree = !c || c.ratio === null ? 'no data'
-      : c.change === 'same' ? (row.better === 'same' ? 'yes' : 'no significant difference')
-      : (c.change === 'better') === (row.better === 'candidate') ? 'yes' : 'no (opposite)';
     results.push({ run: run.id, ...row, scenario, candidate: TARGETS[run.candidate].split('\n')[0].slice(7), reference: TARGETS[run.reference].split('\n')[0].slice(7),
-      ratio: c?.ratio ?? null, ciLow: c?.ciLow ?? null, ciHigh: c?.ciHigh ?? null, n: c?.nCandidate ?? 0, change: c?.change, agree,
+      ratio: c?.ratio ?? null, ciLow: c?.ciLow ?? null, ciHigh: c?.ciHigh ?? null, n: c?.nCandidate ?? 0, direction: c?.direction,
       medians: c ? [c.candidateMedian, c.baselineMedian] : null, queues: trial ?? null, minutes: (Date.now() - started) / 60000 });
   }
 }
 
+/**
+ * Does the measured direction agree with the seed's? Read from the 90 % CI of the ratio (the
+ * table's own interval; a row's Holm-corrected verdict may be out of reach at a few pairs): the
+ * whole CI on the seed's side → yes; on the other side → no; straddling 1 → not resolved.
+ */
+function agreement(x) {
+  if (x.ratio === null || x.ciLow === null) return 'no data';
+  const lower = (x.direction ?? (/_seconds$/.test(x.metric) ? 'lower' : 'higher')) === 'lower';
+  const candidateBetter = lower ? x.ciHigh < 1 : x.ciLow > 1;
+  const candidateWorse = lower ? x.ciLow > 1 : x.ciHigh < 1;
+  if (!candidateBetter && !candidateWorse) return x.better === 'same' ? 'yes' : 'not resolved (CI includes 1)';
+  return candidateBetter === (x.better === 'candidate') ? 'yes' : 'no (opposite)';
+}
 const r2 = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
 const table = ['| Seed | Claim | Scenario (scale) | Candidate / reference | Seed ratio | Measured ratio [90 % CI] | n pairs | Direction agrees |',
   '|---|---|---|---|--:|--:|--:|---|',
-  ...results.map((x) => `| ${x.seed} | ${x.claim} | ${x.scenario} · ${x.metric} | ${x.candidate} / ${x.reference} | ${x.seedRatio ? r2(x.seedRatio) : 'direction'} | ${r2(x.ratio)} [${r2(x.ciLow)}, ${r2(x.ciHigh)}] | ${x.n} | ${x.agree} |`)].join('\n');
+  ...results.map((x) => `| ${x.seed} | ${x.claim} | ${x.scenario} · ${x.metric} | ${x.candidate} / ${x.reference} | ${x.seedRatio ? r2(x.seedRatio) : 'direction'} | ${r2(x.ratio)} [${r2(x.ciLow)}, ${r2(x.ciHigh)}] | ${x.n} | ${agreement(x)} |`)].join('\n');
 console.log(table);
 const stamp = new Date().toISOString().slice(0, 10);
-writeFileSync(join(ROOT, `bench/results/seeds-${stamp}.json`), JSON.stringify({ pairs: Number(opt.pairs), results }, null, 1));
+if (!opt.from) writeFileSync(join(ROOT, `bench/results/seeds-${stamp}.json`), JSON.stringify({ pairs: Number(opt.pairs), results }, null, 1));
 if (opt.write) {
   const file = join(ROOT, 'docs/seeds.md');
   const doc = readFileSync(file, 'utf8');

@@ -33,7 +33,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-GQM77OLS.js";
+} from "./chunks/chunk-RLW2BPLF.js";
 import {
   GateError,
   describeError
@@ -402,7 +402,7 @@ function readResult(file) {
     throw new GateError(`not valid JSON (${e.message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split("\n").length : void 0 });
   }
   if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data };
-  if (data && data.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
+  if (data?.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
     const read = readBaseline(file);
     if (read.status === "ok") return { baseline: read.baseline };
     if (read.status === "unusable") throw read.error;

@@ -46,7 +46,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-GQM77OLS.js";
+} from "./chunks/chunk-RLW2BPLF.js";
 import {
   GateError,
   describeError,
@@ -945,7 +945,7 @@ function readRunContext(env = process.env) {
     repo: repo || event.repository?.name,
     eventName: env.GITHUB_EVENT_NAME,
     pullNumber: pr?.number ?? (env.GITHUB_EVENT_NAME?.startsWith("pull_request") ? event.number : void 0),
-    fromFork: Boolean(pr && pr.head?.repo && pr.base?.repo && pr.head.repo.full_name !== pr.base.repo.full_name),
+    fromFork: Boolean(pr?.head?.repo && pr.base?.repo && pr.head.repo.full_name !== pr.base.repo.full_name),
     headSha: pr?.head?.sha ?? env.GITHUB_SHA,
     headRepo: pr?.head?.repo?.full_name,
     baseSha: pr?.base?.sha,

@@ -201,7 +201,7 @@ function readResult(file: string): { report?: RunReport; baseline?: Baseline } {
     throw new GateError(`not valid JSON (${(e as Error).message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined });
   }
   if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data as unknown as RunReport };
-  if (data && data.scenarios && typeof data.scenarios === 'object' && !Array.isArray(data.scenarios)) {
+  if (data?.scenarios && typeof data.scenarios === 'object' && !Array.isArray(data.scenarios)) {
     const read = readBaseline(file);
     if (read.status === 'ok') return { baseline: read.baseline };
     if (read.status === 'unusable') throw read.error;

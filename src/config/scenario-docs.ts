@@ -82,7 +82,7 @@ function scenarioSection(specs: ScenarioSpec[]): string[] {
   if (s.kind === 'churn') out.push(`- **Churn:** ${fmt(s.churn)}`);
   else if (s.kind === 'import') out.push(`- **Import:** ${fmt(s.import)}`);
   else if (s.kind === 'restart') out.push(`- **Restart:** ${fmt(s.restart)}`);
-  else if (s.phases) s.phases.forEach((p) => out.push(`- **${p.role}${p.keepPublishing ? ' (publishers keep going)' : ''}${first}:** ${changedParams(p.workload)}`));
+  else if (s.phases) for (const p of s.phases) out.push(`- **${p.role}${p.keepPublishing ? ' (publishers keep going)' : ''}${first}:** ${changedParams(p.workload)}`);
   else out.push(`- **Trimmed${first}:** ${changedParams(s.workload)}`);
   if (s.setup) out.push(`- **Setup:** ${[...s.setup.policies.map((p) => `policy ${p.name} (${p.pattern}: ${fmt(p.definition)})`), ...s.setup.queues.map((q) => `queue ${q}`)].join('; ')}`);
   if (s.scale) out.push(`- **Scale:** ${s.scale}`);

@@ -34,6 +34,7 @@ export interface RunContext {
 
 export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext {
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? '').split('/');
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, checked field by field before use
   let event: Record<string, any> = {};
   if (env.GITHUB_EVENT_PATH) {
     try {
@@ -50,7 +51,7 @@ export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext
     repo: repo || event.repository?.name,
     eventName: env.GITHUB_EVENT_NAME,
     pullNumber: pr?.number ?? (env.GITHUB_EVENT_NAME?.startsWith('pull_request') ? event.number : undefined),
-    fromFork: Boolean(pr && pr.head?.repo && pr.base?.repo && pr.head.repo.full_name !== pr.base.repo.full_name),
+    fromFork: Boolean(pr?.head?.repo && pr.base?.repo && pr.head.repo.full_name !== pr.base.repo.full_name),
     headSha: pr?.head?.sha ?? env.GITHUB_SHA,
     headRepo: pr?.head?.repo?.full_name,
     baseSha: pr?.base?.sha,

@@ -39,6 +39,7 @@ const bad = (file: string, what: string): GateError =>
 
 /** Reads and validates pr.json (untrusted: it comes from an artifact of a fork's run). */
 export function readPrInfo(file: string): PrInfo {
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, checked field by field before use
   let data: any;
   try {
     if (statSync(file).size > 64 * 1024) throw bad(file, 'larger than 64 KiB');

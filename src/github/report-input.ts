@@ -86,6 +86,7 @@ export function readReportFile(file: string): RunReport {
     throw new GateError(`cannot read the report ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file, field: 'report' },
       'check the path: download the artifact first (actions/download-artifact) and point the input at its report.json');
   }
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, checked field by field before use
   let data: any;
   try {
     data = JSON.parse(text);

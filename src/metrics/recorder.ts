@@ -28,11 +28,11 @@ export class TrialRecorder implements Counters {
   }
 
   recordLatency(us: number): void {
-    if (this.measuring && us >= 0) this.latency.recordValue(us < 1 ? 1 : us);
+    if (this.measuring && us >= 0) this.latency.recordValue(Math.max(us, 1));
   }
 
   recordConfirmLatency(us: number): void {
-    if (this.measuring && us >= 0) this.confirmLatency.recordValue(us < 1 ? 1 : us);
+    if (this.measuring && us >= 0) this.confirmLatency.recordValue(Math.max(us, 1));
   }
 
   error(message: string): void {

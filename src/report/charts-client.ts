@@ -3,7 +3,7 @@
 // throughput lines with min–max bands, log-x percentile curves, trial scatter with reference
 // lines, and delta bars with CI whiskers and tolerance marks. Labels reach the DOM only through
 // uPlot's textContent, never as HTML. Each drawn chart gets data-rendered="1" for tests.
-export const CHARTS_JS = String.raw`(function () {
+export const CHARTS_JS = `(function () {
   'use strict';
   var data = JSON.parse(document.getElementById('perf-data').textContent);
   var color = {};

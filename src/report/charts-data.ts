@@ -102,7 +102,7 @@ function percentiles(report: RunReport, s: ScenarioSpec, targets: TargetRef[], k
   for (const t of targets) {
     const encoded = validTrials(report, s.id, t.id).map((tr) => tr.histograms[key]).filter((e): e is string => Boolean(e));
     if (!encoded.length) continue;
-    let h;
+    let h: ReturnType<typeof mergeEncoded>;
     try {
       h = mergeEncoded(encoded);
     } catch {
@@ -151,7 +151,11 @@ function scatter(report: RunReport, s: ScenarioSpec, targets: TargetRef[], metri
 export function chartData(report: RunReport): ChartData {
   const targets = targetRefs(report);
   const charts: Record<string, Chart> = {};
-  const add = (id: string, c: Chart | undefined) => (c ? ((charts[id] = c), [id]) : []);
+  const add = (id: string, c: Chart | undefined): string[] => {
+    if (!c) return [];
+    charts[id] = c;
+    return [id];
+  };
   const scenarios = report.scenarios.map((s, i): ScenarioCharts => {
     const cs = report.comparisons.filter((c) => c.scenario === s.id);
     const groups = [...new Set(cs.map((c) => c.against))].map((a) => cs.filter((c) => c.against === a));

@@ -78,7 +78,7 @@ export class Consumer {
   /** Counts a delivery and its latency; true when it is due an ack (every one, or every N). */
   private count(sendTimeMs: number): boolean {
     this.rec.consumed++;
-    if (this.rec.measuring && sendTimeMs === sendTimeMs) this.rec.recordLatency((nowMs() - sendTimeMs) * 1000);
+    if (this.rec.measuring && !Number.isNaN(sendTimeMs)) this.rec.recordLatency((nowMs() - sendTimeMs) * 1000);
     if (this.every > 1 && ++this.unacked < this.every) return false;
     this.unacked = 0;
     return true;

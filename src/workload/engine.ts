@@ -14,7 +14,7 @@ import { generatorLoad } from './pool';
 import { nowMs } from './body';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
-import { RateScheduler } from './scheduler';
+import { RateScheduler, scheduleSpread } from './scheduler';
 import { decidedWirePath, demoteToPlain, wirePath } from './wire-check';
 import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
 import { declareTopology, routingKeyFor } from './topology';
@@ -211,9 +211,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     // producers a drained queue is legitimately quiet: no watchdog.)
     if (w.producers > 0) watchdog.start();
     if (intervalMs > 0) {
-      // Spread first sends over one interval (PerfTest's random start delay), deterministically.
-      // (+0.5: no producer is due exactly on a window edge, where counting it would be a race.)
-      producers.forEach((p, i) => scheduler.add(p, intervalMs, start + ((i * 0.618034 + 0.5) % 1) * Math.min(intervalMs, 1000)));
+      scheduleSpread(scheduler, producers, intervalMs, start);
       scheduler.start();
     } else {
       for (const p of producers) p.startUnlimited();

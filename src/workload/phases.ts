@@ -12,7 +12,7 @@ import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './body';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
-import { RateScheduler } from './scheduler';
+import { RateScheduler, scheduleSpread } from './scheduler';
 import { declareTopology, routingKeyFor } from './topology';
 import { ClientPool, generatorLoad, mapLimit, OPEN_CONCURRENCY, readyDepth, sleep } from './pool';
 import type { WorkloadResult } from './engine';
@@ -90,7 +90,7 @@ async function fill(ctx: Ctx, w: WorkloadParams, keepPublishing: boolean): Promi
   const end = windowStart + spec.durationSeconds * 1000;
   rec.measuring = true;
   if (intervalMs > 0) {
-    ctx.producers.forEach((p, i) => ctx.scheduler.add(p, intervalMs, start + ((i * 0.618034) % 1) * Math.min(intervalMs, 1000)));
+    scheduleSpread(ctx.scheduler, ctx.producers, intervalMs, start);
     ctx.scheduler.start();
   } else {
     for (const p of ctx.producers) p.startUnlimited();

@@ -11,6 +11,17 @@ import type { Producer } from './producer';
 
 export const SLOT_MS = 10;
 
+/**
+ * Adds fixed-rate producers with their first sends spread over one interval (PerfTest's random
+ * start delay), deterministically; +0.5 so that no producer is due exactly on a window edge,
+ * where counting it would be a race. The one place both the steady and the phased runner use.
+ */
+export function scheduleSpread(scheduler: RateScheduler, producers: readonly Producer[], intervalMs: number, start: number): void {
+  producers.forEach((p, i) => {
+    scheduler.add(p, intervalMs, start + ((i * 0.618034 + 0.5) % 1) * Math.min(intervalMs, 1000));
+  });
+}
+
 export class RateScheduler {
   private readonly wheel = new Map<number, Producer[]>();
   private timer?: NodeJS.Timeout;

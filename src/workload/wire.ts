@@ -113,7 +113,7 @@ export function captureFrames(ch: Channel, fn: () => void): Buffer {
 export function plainPublish(ch: Channel): ((this: Channel, e: string, r: string, b: Buffer, o: object) => boolean) | undefined {
   let p = Object.getPrototypeOf(ch);
   let sawConfirm = false;
-  while (p && Object.prototype.hasOwnProperty.call(p, 'waitForConfirms')) {
+  while (p && Object.hasOwn(p, 'waitForConfirms')) {
     sawConfirm = true;
     p = Object.getPrototypeOf(p);
   }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { nowMs } from '../../src/workload/body';
 import type { Producer } from '../../src/workload/producer';
-import { RateScheduler } from '../../src/workload/scheduler';
+import { RateScheduler, scheduleSpread } from '../../src/workload/scheduler';
 
 class FakeProducer {
   nextDue = 0;
@@ -41,7 +41,7 @@ describe('rate scheduler', () => {
     const s = new RateScheduler();
     const ps = Array.from({ length: 7000 }, () => new FakeProducer());
     const t0 = nowMs();
-    ps.forEach((p, i) => s.add(p as unknown as Producer, 1000, t0 + ((i * 0.618034 + 0.5) % 1) * 1000));
+    scheduleSpread(s, ps as unknown as Producer[], 1000, t0);
     s.start();
     await sleep(2500);
     s.stop();
@@ -55,7 +55,7 @@ describe('rate scheduler', () => {
       expect(p.sent.length).toBeLessThanOrEqual(due);
       expect(p.sent.length).toBeGreaterThanOrEqual(due - 1);
       if (p.sent.length < due) short++;
-      p.sent.forEach((t, k) => expect(t).toBeGreaterThanOrEqual(first + k * 1000));
+      p.sent.forEach((t, k) => { expect(t).toBeGreaterThanOrEqual(first + k * 1000); });
     });
     expect(short).toBeLessThan(7000 * 0.05);
     // Sent within a tick or two of being due (the wheel's 10 ms slots), not seconds late.

@@ -251,7 +251,7 @@ describe('frame tap parser (synthetic byte streams cut at random places)', () =>
         o += n;
       }
       const others: string[] = [];
-      let f;
+      let f: { type: number; channel: number } | false;
       while ((f = (conn as unknown as { recvFrame(): { type: number; channel: number } | false }).recvFrame()) !== false) others.push(`${f.type}:${f.channel}`);
       expect(deliveries).toEqual(expectD);
       expect(confirms).toEqual(expectC);
@@ -367,7 +367,7 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
     const { conn } = await connect('changed');
     const ch = await (await conn()).createConfirmChannel();
     const undo = simulate(ch);
-    let path;
+    let path: string | undefined;
     try {
       path = wirePath(ch);
     } finally {

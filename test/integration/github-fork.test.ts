@@ -88,7 +88,7 @@ describe('fork pull request, then the workflow_run comment step', () => {
     expect(body).toMatch(/\| 5\+5 \|/);
     expect(body).toContain('**Decided by:**');
     expect(body).toContain('**Runner fingerprint:**');
-    expect(body).toMatch(/```mermaid\nxychart-beta\n  title "one_fast consumed, median msg\/s"\n  x-axis \["\d\d-\d\d", "this run"\]/);
+    expect(body).toMatch(/```mermaid\nxychart-beta\n {2}title "one_fast consumed, median msg\/s"\n {2}x-axis \["\d\d-\d\d", "this run"\]/);
     expect(body).toContain('(https://github.com/Codertocat/Hello-World/actions/runs/987654321)');
     expect(snapshot().filter((s) => !s.startsWith(`${oursId}:`))).toEqual(others);
     expect(r.outputs['comment-url']).toContain(`#issuecomment-${oursId}`);
@@ -122,7 +122,7 @@ describe('fork pull request, then the workflow_run comment step', () => {
 });
 
 describe('forged or malformed artifacts: one clear error, no comment', () => {
-  const cases: [string, (report: any, pr: any) => string | void, RegExp][] = [
+  const cases: [string, (report: any, pr: any) => string | undefined, RegExp][] = [
     ['report.json is not JSON', () => '{"schemaVersion": 1, oops', /not a valid rabbitmq-perf-gate report: not valid JSON/],
     ['a newer schema version', (r) => void (r.schemaVersion = 99), /schema version 99 is newer than this release understands/],
     ['a field of the wrong type', (r) => void (r.comparisons[0].ratio = '1.5; rm -rf /'), /\/comparisons\/0\/ratio must be number,null/],

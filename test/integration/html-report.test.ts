@@ -104,7 +104,11 @@ async function open(file: string, screenshot: string) {
   const blocked: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.route('**', (r) => (r.request().url() === url ? r.continue() : (blocked.push(r.request().url()), r.abort())));
+  await page.route('**', (r) => {
+    if (r.request().url() === url) return r.continue();
+    blocked.push(r.request().url());
+    return r.abort();
+  });
   await page.goto(url, { waitUntil: 'load' });
   const charts = await page.evaluate(INSPECT) as ChartCheck[];
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -12,7 +12,7 @@ const IMG_3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
 const IMG_4 = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
 const quick = { scenarios: 'smoke', repetitions: '3', duration: '1', warmup: '0.5', comment: 'never', 'fail-on-regression': 'false' };
 
-function event(repo: GitRepo, base: string, head: string) {
+function event(_repo: GitRepo, base: string, head: string) {
   const e = pullRequestEvent();
   e.pull_request.base.sha = base;
   e.pull_request.head.sha = head;

@@ -17,7 +17,7 @@ export async function until(f: () => boolean, ms = 10_000): Promise<void> {
 
 const internalConn = (c: ChannelModel) => (c as unknown as { connection: object }).connection;
 /** Is the frame tap (an own recvFrame) installed on any of these connections? */
-const tapped = (cs: ChannelModel[]) => cs.some((c) => Object.prototype.hasOwnProperty.call(internalConn(c), 'recvFrame'));
+const tapped = (cs: ChannelModel[]) => cs.some((c) => Object.hasOwn(internalConn(c), 'recvFrame'));
 
 /**
  * One producer (confirm window 64, a message limit) to one queue ('one_fast'-like) or to

@@ -214,7 +214,8 @@ export async function startGitHubServer(opts: GitHubServerOptions = {}): Promise
         const problems = validateResponse(operation, status, contentType, body);
         if (problems.length) {
           violations.push(...problems.map((p) => `response: ${p}`));
-          return send({ status: 500, body: { message: `test GitHub server produced an off-spec response: ${problems.join(' | ')}`, status: '500' } }, false);
+          send({ status: 500, body: { message: `test GitHub server produced an off-spec response: ${problems.join(' | ')}`, status: '500' } }, false);
+          return;
         }
       }
       record.status = status;

@@ -40,7 +40,7 @@ interface Route {
   item: Json;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const _METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** Path params GitHub lets span several segments when they end the path (`contents/a/b.json`, `git/ref/heads/x`). */
 const GREEDY_TAIL = new Set(['path', 'ref']);
 
@@ -87,7 +87,7 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
       continue;
     }
     const rawParams: Record<string, string> = {};
-    route.names.forEach((name, i) => (rawParams[name] = found[i + 1]));
+    route.names.forEach((name, i) => { rawParams[name] = found[i + 1]; });
     const byKey = new Map<string, Json>();
     for (const p of [...(route.item.parameters ?? []), ...(op.parameters ?? [])]) byKey.set(`${p.in}:${p.name}`, p);
     const operation: SpecOperation = { operationId: op.operationId, method: m, template: route.template, op, parameters: [...byKey.values()] };

@@ -457,14 +457,14 @@ describe('holm', () => {
   it('reproduces the textbook example p = [0.01, 0.04, 0.03, 0.005]', () => {
     const adj = holm([0.01, 0.04, 0.03, 0.005]);
     const expected = [0.03, 0.06, 0.06, 0.02];
-    adj.forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
+    adj.forEach((v, i) => { expect(v).toBeCloseTo(expected[i], 12); });
   });
 
   it('enforces monotonicity (hand-computed like R p.adjust(p, "holm"))', () => {
     // Sorted p·(5,4,3,2,1) = 0.05, 0.08, 0.09, 0.08, 0.05 → running max 0.05, 0.08, 0.09, 0.09, 0.09.
     const adj = holm([0.05, 0.01, 0.04, 0.02, 0.03]);
     const expected = [0.09, 0.05, 0.09, 0.08, 0.09];
-    adj.forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
+    adj.forEach((v, i) => { expect(v).toBeCloseTo(expected[i], 12); });
   });
 
   it('caps at 1 and handles trivial inputs', () => {
