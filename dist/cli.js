@@ -2,6 +2,7 @@
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
   CI,
+  DEFAULTS,
   TOOL_VERSION,
   baselineFromRun,
   baselineHint,
@@ -33,7 +34,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-RLW2BPLF.js";
+} from "./chunks/chunk-5RPDA7TT.js";
 import {
   GateError,
   describeError
@@ -189,10 +190,10 @@ async function cliTargets(mode, v) {
   const refFile = mode === "check" && v["baseline-target"] ? await targetFile("baseline-target", v["baseline-target"], "baseline") : void 0;
   const candidate = candFile ? candFile.spec : v.image ? docker("candidate", v.image) : {
     id: "candidate",
-    label: v["broker-label"] ?? "broker",
+    label: v["broker-label"] ?? DEFAULTS.brokerLabel,
     kind: "url",
-    amqpUrl: v["broker-url"] ?? "amqp://guest:guest@127.0.0.1:5672",
-    managementUrl: v["management-url"] ?? "http://127.0.0.1:15672"
+    amqpUrl: v["broker-url"] ?? DEFAULTS.cli.amqpUrl,
+    managementUrl: v["management-url"] ?? DEFAULTS.cli.managementUrl
   };
   if ((v.image || v.target) && v["broker-label"]) candidate.label = v["broker-label"];
   const reference = refFile ? refFile.spec : mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
@@ -225,8 +226,8 @@ Usage:
 
 Options for run and refresh:
   --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
-  --broker-url URL       AMQP URL of the broker to measure (default: amqp://guest:guest@127.0.0.1:5672)
-  --management-url URL   its management API (default: http://127.0.0.1:15672)
+  --broker-url URL       AMQP URL of the broker to measure (default: ${DEFAULTS.cli.amqpUrl})
+  --management-url URL   its management API (default: ${DEFAULTS.cli.managementUrl})
   --broker-label NAME    name shown for it (default: broker)
   --image IMG            measure a broker started from this Docker image instead of --broker-url
   --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
@@ -234,13 +235,13 @@ Options for run and refresh:
   --baseline-target FILE run only: the same with a target file instead of an image
   --no-freeze            run only: keep the idle target running during the other's trials (by
                          default a docker target is frozen while the other one is measured)
-  --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
+  --baseline-file F      stored baseline (default: ${DEFAULTS.baselineFile})
   --repetitions N        trials per scenario and target (default: what the selection's gating
                          metrics need to reach significance, at least 5; A/B runs compare pairs
-                         and need more, e.g. 8 for pr \u2014 see 'list')
+                         and need more; a preset may ask for more still (pr: 24 pairs) \u2014 see 'list')
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
-  --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
+  --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
 Output options (run, refresh, compare, report):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
@@ -306,10 +307,10 @@ function emit(report, v, markdown) {
   else process.stdout.write(markdown());
 }
 async function runCommand(mode, v) {
-  const baselineFile = resolve2(v["baseline-file"] ?? ".github/rabbitmq-perf/baseline.json");
+  const baselineFile = resolve2(v["baseline-file"] ?? DEFAULTS.baselineFile);
   const { candidate, reference, note, diff } = await cliTargets(mode, v);
   const runId = runIdFromEnv();
-  resolveScenarios(v.scenarios ?? "pr");
+  resolveScenarios(v.scenarios ?? DEFAULTS.scenarios);
   const opts = {
     repetitions: numberOpt("repetitions", v.repetitions, 1, true),
     seed: numberOpt("seed", v.seed, 0, true),
@@ -328,14 +329,14 @@ async function runCommand(mode, v) {
   process.once("SIGTERM", abort);
   let report;
   try {
-    report = await runPipeline({ scenarios: v.scenarios ?? "pr", candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
+    report = await runPipeline({ scenarios: v.scenarios ?? DEFAULTS.scenarios, candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
   } finally {
     ui.stop();
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
   }
   const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
-  const files = writeReportFiles(resolve2(v.out ?? "rabbitmq-perf-gate-report"), report, summary);
+  const files = writeReportFiles(resolve2(v.out ?? DEFAULTS.reportDir), report, summary);
   if (mode === "refresh" && !controller.signal.aborted) {
     if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
     writeBaseline(baselineFile, baselineFromRun(report, stored));

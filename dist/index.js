@@ -16,6 +16,7 @@ import {
   warning
 } from "./chunks/chunk-YJIEOFOU.js";
 import {
+  DEFAULTS,
   SCHEMA_VERSION,
   TOOL,
   baselineFromRun,
@@ -46,7 +47,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-RLW2BPLF.js";
+} from "./chunks/chunk-5RPDA7TT.js";
 import {
   GateError,
   describeError,
@@ -837,7 +838,7 @@ function list(name) {
   return raw ? raw.split(/[\n,]/).map((x) => x.trim()).filter(Boolean) : void 0;
 }
 function targetInputs() {
-  const nodes = number("broker-nodes", 1, true) ?? 1;
+  const nodes = number("broker-nodes", 1, true) ?? DEFAULTS.brokerNodes;
   if (nodes > 5) throw new GateError(`input broker-nodes is ${nodes}`, { field: "broker-nodes" }, "use 1 (single node) or 3 (a cluster)");
   const baselineImage = getInput("baseline-image") || void 0;
   const brokerImage = getInput("broker-image") || void 0;
@@ -848,7 +849,7 @@ function targetInputs() {
     nodes,
     brokerConfig: list("broker-config") ?? [],
     baselineConfig: list("baseline-config"),
-    targetFile: getInput("target-file") || ".github/rabbitmq-perf/target.yml",
+    targetFile: getInput("target-file") || DEFAULTS.targetFile,
     target: getInput("target") || void 0,
     baselineTarget: getInput("baseline-target") || void 0
   };
@@ -862,7 +863,7 @@ function githubInputs(mode) {
   return {
     report,
     reports,
-    refreshCommit: oneOf("refresh-commit", getInput("refresh-commit") || "none", ["pr", "direct", "none"]),
+    refreshCommit: oneOf("refresh-commit", getInput("refresh-commit") || DEFAULTS.refreshCommit, ["pr", "direct", "none"]),
     shard: shard ? parseShard(shard) : void 0,
     trendMetric: getInput("trend-metric") || void 0
   };
@@ -902,24 +903,24 @@ function url(name, fallback, protocols) {
 function readActionInputs() {
   const token = getInput("github-token");
   if (token) setSecret(token);
-  const amqpUrl = url("broker-url", "amqp://guest:guest@localhost:5672", ["amqp:", "amqps:"]);
-  const managementUrl = url("management-url", "http://localhost:15672", ["http:", "https:"]);
-  const mode = oneOf("mode", getInput("mode") || "check", ACTION_MODES);
+  const amqpUrl = url("broker-url", DEFAULTS.action.amqpUrl, ["amqp:", "amqps:"]);
+  const managementUrl = url("management-url", DEFAULTS.action.managementUrl, ["http:", "https:"]);
+  const mode = oneOf("mode", getInput("mode") || DEFAULTS.mode, ACTION_MODES);
   return {
-    scenarios: getInput("scenarios") || "pr",
-    candidate: { id: "candidate", label: getInput("broker-label") || "broker", kind: "url", amqpUrl, managementUrl },
+    scenarios: getInput("scenarios") || DEFAULTS.scenarios,
+    candidate: { id: "candidate", label: getInput("broker-label") || DEFAULTS.brokerLabel, kind: "url", amqpUrl, managementUrl },
     repetitions: number("repetitions", 1, true),
     mode,
-    baselineFile: getInput("baseline-file") || ".github/rabbitmq-perf/baseline.json",
-    failOnRegression: bool("fail-on-regression", true),
-    comment: oneOf("comment", getInput("comment") || "always", ["always", "on-change", "never"]),
+    baselineFile: getInput("baseline-file") || DEFAULTS.baselineFile,
+    failOnRegression: bool("fail-on-regression", DEFAULTS.failOnRegression),
+    comment: oneOf("comment", getInput("comment") || DEFAULTS.comment, ["always", "on-change", "never"]),
     token,
-    name: getInput("name") || "rabbitmq-perf-gate",
-    reportDir: getInput("report-dir") || "rabbitmq-perf-gate-report",
+    name: getInput("name") || DEFAULTS.name,
+    reportDir: getInput("report-dir") || DEFAULTS.reportDir,
     duration: number("duration", 1, false),
     warmup: number("warmup", 0, false),
     seed: number("seed", 0, true),
-    timeLimitMinutes: number("time-limit", 0, false) ?? 60,
+    timeLimitMinutes: number("time-limit", 0, false) ?? DEFAULTS.timeLimitMinutes,
     ...githubInputs(mode),
     targets: targetInputs()
   };
@@ -1212,7 +1213,7 @@ var before_after_hook_default = { Singular, Collection };
 // node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
-var DEFAULTS = {
+var DEFAULTS2 = {
   method: "GET",
   baseUrl: "https://api.github.com",
   headers: {
@@ -1511,16 +1512,16 @@ function endpointWithDefaults(defaults2, route, options) {
   return parse(merge(defaults2, route, options));
 }
 function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS2 = merge(oldDefaults, newDefaults);
-  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  const DEFAULTS22 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS22);
   return Object.assign(endpoint2, {
-    DEFAULTS: DEFAULTS2,
-    defaults: withDefaults.bind(null, DEFAULTS2),
-    merge: merge.bind(null, DEFAULTS2),
+    DEFAULTS: DEFAULTS22,
+    defaults: withDefaults.bind(null, DEFAULTS22),
+    merge: merge.bind(null, DEFAULTS22),
     parse
   });
 }
-var endpoint = withDefaults(null, DEFAULTS);
+var endpoint = withDefaults(null, DEFAULTS2);
 
 // node_modules/content-type/dist/index.js
 var SP = 32;

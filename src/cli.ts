@@ -5,6 +5,7 @@
 // to stdout: a coloured table on a terminal (no colour with NO_COLOR), Markdown when piped, JSON
 // with --json. Exit status: 0 pass/warn/inconclusive, 1 on a regression, 2 on bad input or a
 // broken environment, 130 when interrupted.
+import { DEFAULTS } from './config/defaults';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,8 +36,8 @@ Usage:
 
 Options for run and refresh:
   --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
-  --broker-url URL       AMQP URL of the broker to measure (default: amqp://guest:guest@127.0.0.1:5672)
-  --management-url URL   its management API (default: http://127.0.0.1:15672)
+  --broker-url URL       AMQP URL of the broker to measure (default: ${DEFAULTS.cli.amqpUrl})
+  --management-url URL   its management API (default: ${DEFAULTS.cli.managementUrl})
   --broker-label NAME    name shown for it (default: broker)
   --image IMG            measure a broker started from this Docker image instead of --broker-url
   --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
@@ -44,13 +45,13 @@ Options for run and refresh:
   --baseline-target FILE run only: the same with a target file instead of an image
   --no-freeze            run only: keep the idle target running during the other's trials (by
                          default a docker target is frozen while the other one is measured)
-  --baseline-file F      stored baseline (default: .github/rabbitmq-perf/baseline.json)
+  --baseline-file F      stored baseline (default: ${DEFAULTS.baselineFile})
   --repetitions N        trials per scenario and target (default: what the selection's gating
                          metrics need to reach significance, at least 5; A/B runs compare pairs
-                         and need more, e.g. 8 for pr — see 'list')
+                         and need more; a preset may ask for more still (pr: 24 pairs) — see 'list')
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
-  --out DIR              where report.json and summary.md go (default: rabbitmq-perf-gate-report)
+  --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
 Output options (run, refresh, compare, report):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
@@ -109,10 +110,10 @@ function emit(report: RunReport, v: Values, markdown: () => string): void {
 }
 
 async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number> {
-  const baselineFile = resolve(v['baseline-file'] ?? '.github/rabbitmq-perf/baseline.json');
+  const baselineFile = resolve(v['baseline-file'] ?? DEFAULTS.baselineFile);
   const { candidate, reference, note, diff } = await cliTargets(mode, v);
   const runId = runIdFromEnv();
-  resolveScenarios(v.scenarios ?? 'pr'); // bad scenario input fails here, before anything else is said
+  resolveScenarios(v.scenarios ?? DEFAULTS.scenarios); // bad scenario input fails here, before anything else is said
   const opts = {
     repetitions: numberOpt('repetitions', v.repetitions, 1, true), seed: numberOpt('seed', v.seed, 0, true),
     duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0), freezeIdle: !v['no-freeze'],
@@ -128,14 +129,14 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
   process.once('SIGTERM', abort);
   let report: RunReport;
   try {
-    report = await runPipeline({ scenarios: v.scenarios ?? 'pr', candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
+    report = await runPipeline({ scenarios: v.scenarios ?? DEFAULTS.scenarios, candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
   } finally {
     ui.stop();
     process.off('SIGINT', abort);
     process.off('SIGTERM', abort);
   }
   const summary = renderSummary(report, { name: 'rabbitmq-perf-gate' });
-  const files = writeReportFiles(resolve(v.out ?? 'rabbitmq-perf-gate-report'), report, summary);
+  const files = writeReportFiles(resolve(v.out ?? DEFAULTS.reportDir), report, summary);
   if (mode === 'refresh' && !controller.signal.aborted) {
     if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError('no valid trials; the stored baseline was left untouched', { file: baselineFile });
     writeBaseline(baselineFile, baselineFromRun(report, stored));

@@ -1,5 +1,6 @@
 // The action's inputs (action.yml), read and validated into the pipeline's RunOptions plus the
 // settings only the action needs. Every bad value is one GateError naming the input and the fix.
+import { DEFAULTS } from './defaults';
 import * as core from '@actions/core';
 import type { TargetSpec } from '../schema/types';
 import type { CommentMode } from '../github/comment';
@@ -60,7 +61,7 @@ function list(name: string): string[] | undefined {
 }
 
 function targetInputs(): TargetInputs {
-  const nodes = number('broker-nodes', 1, true) ?? 1;
+  const nodes = number('broker-nodes', 1, true) ?? DEFAULTS.brokerNodes;
   if (nodes > 5) throw new GateError(`input broker-nodes is ${nodes}`, { field: 'broker-nodes' }, 'use 1 (single node) or 3 (a cluster)');
   const baselineImage = core.getInput('baseline-image') || undefined;
   const brokerImage = core.getInput('broker-image') || undefined;
@@ -69,7 +70,7 @@ function targetInputs(): TargetInputs {
     brokerImage, baselineImage, nodes,
     brokerConfig: list('broker-config') ?? [],
     baselineConfig: list('baseline-config'),
-    targetFile: core.getInput('target-file') || '.github/rabbitmq-perf/target.yml',
+    targetFile: core.getInput('target-file') || DEFAULTS.targetFile,
     target: core.getInput('target') || undefined,
     baselineTarget: core.getInput('baseline-target') || undefined,
   };
@@ -84,7 +85,7 @@ function githubInputs(mode: ActionMode): Pick<ActionSettings, 'report' | 'report
   return {
     report,
     reports,
-    refreshCommit: oneOf('refresh-commit', core.getInput('refresh-commit') || 'none', ['pr', 'direct', 'none'] as const),
+    refreshCommit: oneOf('refresh-commit', core.getInput('refresh-commit') || DEFAULTS.refreshCommit, ['pr', 'direct', 'none'] as const),
     shard: shard ? parseShard(shard) : undefined,
     trendMetric: core.getInput('trend-metric') || undefined,
   };
@@ -130,24 +131,24 @@ function url(name: string, fallback: string, protocols: string[]): string {
 export function readActionInputs(): ActionSettings {
   const token = core.getInput('github-token');
   if (token) core.setSecret(token);
-  const amqpUrl = url('broker-url', 'amqp://guest:guest@localhost:5672', ['amqp:', 'amqps:']);
-  const managementUrl = url('management-url', 'http://localhost:15672', ['http:', 'https:']);
-  const mode = oneOf('mode', core.getInput('mode') || 'check', ACTION_MODES);
+  const amqpUrl = url('broker-url', DEFAULTS.action.amqpUrl, ['amqp:', 'amqps:']);
+  const managementUrl = url('management-url', DEFAULTS.action.managementUrl, ['http:', 'https:']);
+  const mode = oneOf('mode', core.getInput('mode') || DEFAULTS.mode, ACTION_MODES);
   return {
-    scenarios: core.getInput('scenarios') || 'pr',
-    candidate: { id: 'candidate', label: core.getInput('broker-label') || 'broker', kind: 'url', amqpUrl, managementUrl },
+    scenarios: core.getInput('scenarios') || DEFAULTS.scenarios,
+    candidate: { id: 'candidate', label: core.getInput('broker-label') || DEFAULTS.brokerLabel, kind: 'url', amqpUrl, managementUrl },
     repetitions: number('repetitions', 1, true),
     mode,
-    baselineFile: core.getInput('baseline-file') || '.github/rabbitmq-perf/baseline.json',
-    failOnRegression: bool('fail-on-regression', true),
-    comment: oneOf('comment', core.getInput('comment') || 'always', ['always', 'on-change', 'never'] as const),
+    baselineFile: core.getInput('baseline-file') || DEFAULTS.baselineFile,
+    failOnRegression: bool('fail-on-regression', DEFAULTS.failOnRegression),
+    comment: oneOf('comment', core.getInput('comment') || DEFAULTS.comment, ['always', 'on-change', 'never'] as const),
     token,
-    name: core.getInput('name') || 'rabbitmq-perf-gate',
-    reportDir: core.getInput('report-dir') || 'rabbitmq-perf-gate-report',
+    name: core.getInput('name') || DEFAULTS.name,
+    reportDir: core.getInput('report-dir') || DEFAULTS.reportDir,
     duration: number('duration', 1, false),
     warmup: number('warmup', 0, false),
     seed: number('seed', 0, true),
-    timeLimitMinutes: number('time-limit', 0, false) ?? 60,
+    timeLimitMinutes: number('time-limit', 0, false) ?? DEFAULTS.timeLimitMinutes,
     ...githubInputs(mode),
     targets: targetInputs(),
   };

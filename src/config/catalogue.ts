@@ -2,6 +2,7 @@
 // or the user's own files and folders). Resolves the `scenarios` input — a preset name, a path,
 // or comma-separated scenario ids — into ScenarioSpecs. A file id selects every axis combination
 // of its file; an expanded id (one_fast[size=100,queue=quorum]) selects one.
+import { DEFAULTS } from './defaults';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
@@ -88,7 +89,7 @@ function byIds(ids: string[], opts: LoadOptions): ScenarioSpec[] {
  * comma-separated catalogue ids. Returns the scenarios and the name to show for the selection.
  */
 export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadOptions = {}): Selection {
-  const v = value.trim() || 'pr';
+  const v = value.trim() || DEFAULTS.scenarios;
   const preset = loadPresets().find((p) => p.name === v);
   if (preset) {
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({

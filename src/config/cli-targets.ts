@@ -2,6 +2,7 @@
 // --target/--baseline-target files (docs/targets.md) or --broker-url; the options that exclude
 // each other; labels that tell two targets on one image apart; and the run id taken from
 // RABBITMQ_PERF_GATE_RUN_ID (container labels and vhost names).
+import { DEFAULTS } from './defaults';
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { TargetSpec } from '../schema/types';
@@ -41,9 +42,9 @@ export async function cliTargets(mode: 'check' | 'refresh', v: TargetOptions): P
   const candFile = v.target ? await targetFile('target', v.target, 'candidate') : undefined;
   const refFile = mode === 'check' && v['baseline-target'] ? await targetFile('baseline-target', v['baseline-target'], 'baseline') : undefined;
   const candidate: TargetSpec = candFile ? candFile.spec : v.image ? docker('candidate', v.image) : {
-    id: 'candidate', label: v['broker-label'] ?? 'broker', kind: 'url',
-    amqpUrl: v['broker-url'] ?? 'amqp://guest:guest@127.0.0.1:5672',
-    managementUrl: v['management-url'] ?? 'http://127.0.0.1:15672',
+    id: 'candidate', label: v['broker-label'] ?? DEFAULTS.brokerLabel, kind: 'url',
+    amqpUrl: v['broker-url'] ?? DEFAULTS.cli.amqpUrl,
+    managementUrl: v['management-url'] ?? DEFAULTS.cli.managementUrl,
   };
   if ((v.image || v.target) && v['broker-label']) candidate.label = v['broker-label'];
   const reference: TargetSpec | undefined = refFile ? refFile.spec : mode === 'check' && v['baseline-image'] ? docker('baseline', v['baseline-image']) : undefined;
