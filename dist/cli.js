@@ -34,7 +34,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-5RPDA7TT.js";
+} from "./chunks/chunk-6D2OUOUH.js";
 import {
   GateError,
   describeError

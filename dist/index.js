@@ -47,7 +47,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-5RPDA7TT.js";
+} from "./chunks/chunk-6D2OUOUH.js";
 import {
   GateError,
   describeError,
@@ -928,6 +928,7 @@ function readActionInputs() {
 
 // src/github/context.ts
 import { readFileSync } from "node:fs";
+var workspaceDir = (env = process.env) => env.GITHUB_WORKSPACE ?? process.cwd();
 function readRunContext(env = process.env) {
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
   let event = {};
@@ -5298,7 +5299,7 @@ function annotate(err) {
     error(describeError(err), { title: "rabbitmq-perf-gate" });
     return;
   }
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const workspace = workspaceDir();
   const rel = relative(workspace, err.where.file);
   const file = rel.startsWith("..") || isAbsolute(rel) ? err.where.file : rel;
   error(`${file}${err.where.line ? `:${err.where.line}` : ""}: ${err.describe(false)}`, { title: "rabbitmq-perf-gate", file, startLine: err.where.line });
@@ -5316,7 +5317,7 @@ function annotateComparisons(report, workspace) {
   }
 }
 async function publishReport(report, s, ctx, history) {
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const workspace = workspaceDir();
   const dir = resolve(workspace, s.reportDir);
   const trend = trendChart(report, history, s.trendMetric);
   const summary2 = renderSummary(report, { name: s.name, runUrl: ctx.runUrl, trend });
@@ -5386,7 +5387,7 @@ async function refreshBaseline(report, s, ctx, file, previous) {
   writeBaseline(file, next);
   info(`Baseline written to ${file} (${valid} valid trials).`);
   if (s.refreshCommit === "none") return file;
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const workspace = workspaceDir();
   const path = relative2(workspace, file).split(sep2).join("/");
   if (!path || path.startsWith("..") || isAbsolute2(path)) throw new GateError(`baseline-file ${file} is outside the repository checkout`, { field: "baseline-file" }, "use a path inside the repository");
   if (!ctx.owner || !ctx.repo) throw new GateError("GITHUB_REPOSITORY is not set, so there is no repository to commit to", { field: "refresh-commit" });
@@ -5816,7 +5817,6 @@ var actionUi = {
     info(`[${done}/${total}] ${t.scenario} on ${t.target} #${t.trial + 1}: ${t.valid ? figures : `INVALID (${t.invalidReason})`} \u2014 about ${Math.round(eta)} s left`);
   }
 };
-var workspaceDir = () => process.env.GITHUB_WORKSPACE ?? process.cwd();
 function storedBaseline(file, quiet = false, read = readBaseline(file)) {
   if (read.status === "ok") return read.baseline;
   if (read.status === "missing" && !quiet) notice(`No stored baseline at ${file}: nothing to compare with until a refresh writes one.`);

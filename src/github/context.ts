@@ -3,6 +3,9 @@
 // `workflow_run` event (the fork-safe comment step), and the link to the run.
 import { readFileSync } from 'node:fs';
 
+/** The checkout the action works in (GITHUB_WORKSPACE; the current directory outside Actions). */
+export const workspaceDir = (env: NodeJS.ProcessEnv = process.env): string => env.GITHUB_WORKSPACE ?? process.cwd();
+
 export interface WorkflowRunInfo {
   id?: number;
   /** The event that started the triggering run, e.g. pull_request. */

@@ -10,6 +10,7 @@ import type { ActionSettings } from '../config/action-inputs';
 import { type BaselineRead, parseBaseline, readBaseline } from '../compare/baseline-file';
 import { newRunId, runPipeline, type Ui } from '../pipeline';
 import { annotate, commentOnPullRequest, publishReport } from './publish';
+import { workspaceDir } from './context';
 import type { RunContext } from './context';
 import { refreshBaseline } from './refresh';
 import { findReports, readReportFile } from './report-input';
@@ -57,7 +58,6 @@ export const actionUi: Ui = {
   },
 };
 
-export const workspaceDir = (): string => process.env.GITHUB_WORKSPACE ?? process.cwd();
 
 /** The stored baseline if it can be read; a missing one is a notice (unless quiet), a broken one an error annotation. */
 export function storedBaseline(file: string, quiet = false, read: BaselineRead = readBaseline(file)): Baseline | undefined {

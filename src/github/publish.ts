@@ -2,6 +2,7 @@
 // pr.json for the fork-safe comment step), job summary, error annotations (one per problem and per
 // regression, at the scenario file's line when it is in the repository) and the sticky PR
 // comment. It never touches AMQP; a failed comment is a warning, never a changed verdict.
+import { workspaceDir } from './context';
 import * as core from '@actions/core';
 import { relative, isAbsolute, resolve } from 'node:path';
 import type { BaselineHistoryEntry, RunReport } from '../schema/types';
@@ -32,7 +33,7 @@ export function annotate(err: unknown): void {
     core.error(describeError(err), { title: 'rabbitmq-perf-gate' });
     return;
   }
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const workspace = workspaceDir();
   const rel = relative(workspace, err.where.file);
   const file = rel.startsWith('..') || isAbsolute(rel) ? err.where.file : rel;
   core.error(`${file}${err.where.line ? `:${err.where.line}` : ''}: ${err.describe(false)}`, { title: 'rabbitmq-perf-gate', file, startLine: err.where.line });
@@ -64,7 +65,7 @@ export interface Published {
  *  Files that cannot be written (disk full, permissions) are one error annotation; the job
  *  summary, annotations and comment still carry the results. */
 export async function publishReport(report: RunReport, s: ActionSettings, ctx: RunContext, history?: BaselineHistoryEntry[]): Promise<Published> {
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const workspace = workspaceDir();
   const dir = resolve(workspace, s.reportDir);
   const trend = trendChart(report, history, s.trendMetric);
   const summary = renderSummary(report, { name: s.name, runUrl: ctx.runUrl, trend });

@@ -3,6 +3,7 @@
 // through the REST API — rebuilt each time as the default branch's head plus one commit — and
 // opens one pull request, or updates it in place while it is open; with
 // `direct`, commits them to the default branch; with `none`, only the workspace file is written.
+import { workspaceDir } from './context';
 import { isRunScope } from '../compare/judge';
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
@@ -41,7 +42,7 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
   writeBaseline(file, next);
   core.info(`Baseline written to ${file} (${valid} valid trials).`);
   if (s.refreshCommit === 'none') return file;
-  const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+  const workspace = workspaceDir();
   const path = relative(workspace, file).split(sep).join('/');
   if (!path || path.startsWith('..') || isAbsolute(path)) throw new GateError(`baseline-file ${file} is outside the repository checkout`, { field: 'baseline-file' }, 'use a path inside the repository');
   if (!ctx.owner || !ctx.repo) throw new GateError('GITHUB_REPOSITORY is not set, so there is no repository to commit to', { field: 'refresh-commit' });

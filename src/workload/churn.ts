@@ -2,6 +2,7 @@
 // modes: `concurrency` loops each repeat one operation back to back for warm-up + window; the
 // operations completed inside the window give <object>_churn_ops (ops/s) and their latency
 // histogram churn_op_latency_*. Everything is created in the trial's vhost and dies with it.
+import { STOP } from './stop-reasons';
 import { randomBytes } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ChurnSpec, ScenarioSpec } from '../schema/types';
@@ -82,7 +83,7 @@ export async function runChurn(spec: ScenarioSpec, amqpUrl: string, signal?: Abo
       [CHURN_METRIC[c.object]]: Math.round((inWindow / spec.durationSeconds) * 100) / 100,
       ...percentileMetrics('churn_op_latency', latency),
     };
-    const invalid = errors.length ? errors.join('; ') : signal?.aborted ? 'trial was cancelled' : undefined;
+    const invalid = errors.length ? errors.join('; ') : signal?.aborted ? STOP.cancelled : undefined;
     return {
       metrics, series: [], histograms: latency.totalCount ? { churn_op_latency: encode(latency) } : {},
       generator: generatorLoad(load, spec.durationSeconds, inWindow), valid: !invalid, invalidReason: invalid,

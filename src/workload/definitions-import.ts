@@ -3,6 +3,7 @@
 // for the many-vhosts variant, N vhosts named after the trial through the global endpoint), then
 // the same document again (re-import). Reports import_seconds and reimport_seconds, checks that
 // every queue exists, and deletes the extra vhosts it created. It never touches other vhosts.
+import { STOP } from './stop-reasons';
 import type { ImportSpec, ScenarioSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
 import { SelfLoad } from '../metrics/selfload';
@@ -67,7 +68,7 @@ export async function runImport(spec: ScenarioSpec, ctx: TrialContext, signal?: 
     const found = await countQueues(mgmt, extra.length ? extra : [ctx.vhost]);
     if (found !== expected) invalid = `${found} of ${expected} imported queues exist after the import`;
     if (imp.reimport && !invalid && !signal?.aborted) metrics.reimport_seconds = await timed();
-    if (signal?.aborted) invalid ??= 'trial was cancelled';
+    if (signal?.aborted) invalid ??= STOP.cancelled;
     const load = selfLoad.stop();
     return {
       metrics, series: [], histograms: {}, valid: !invalid, invalidReason: invalid,

@@ -5,6 +5,7 @@
 // (named stop reason "stalled: …"; after a stall on the fast path the process switches to plain
 // amqplib), and every clean-up step (consumer cancel, connection close) is bounded in time, after
 // which the socket is destroyed.
+import { STOP } from './stop-reasons';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ScenarioSpec, SeriesPoint, GeneratorLoad } from '../schema/types';
 import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
@@ -253,7 +254,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     let invalidReason: string | undefined;
     if (watchdog.stalled) invalidReason = watchdog.stalled;
     else if (rec.errors.length) invalidReason = rec.errors.join('; ');
-    else if (signal?.aborted) invalidReason = 'trial was cancelled';
+    else if (signal?.aborted) invalidReason = STOP.cancelled;
     else if (intervalMs > 0 && w.producers > 0) {
       const target = (w.producers * 1000) / intervalMs;
       const achieved = delta('published');

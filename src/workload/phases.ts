@@ -4,6 +4,7 @@
 // drain consumes until the queues are empty, optionally while the fill's producers keep going
 // (consumers join late). Reports fill_rate, drain_rate, the fill's confirm latency and, with a
 // dead-letter queue, dead_lettered_rate. A drain that does not finish makes the trial invalid.
+import { STOP } from './stop-reasons';
 import type { Channel } from 'amqplib';
 import type { PhaseSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
 import { SeriesSampler, TrialRecorder } from '../metrics/recorder';
@@ -57,7 +58,7 @@ export async function runPhases(spec: ScenarioSpec, amqpUrl: string, signal?: Ab
     }
     const load = selfLoad.stop();
     const seconds = (nowMs() - t0) / 1000;
-    invalid ??= rec.errors.length ? rec.errors.join('; ') : signal?.aborted ? 'trial was cancelled' : undefined;
+    invalid ??= rec.errors.length ? rec.errors.join('; ') : signal?.aborted ? STOP.cancelled : undefined;
     Object.assign(ctx.metrics, percentileMetrics('confirm_latency', rec.confirmLatency));
     const histograms: Record<string, string> = {};
     if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);

@@ -7,6 +7,7 @@
 // invalid. It deletes the trial's vhost itself, waiting as long as N queues take (trial.ts bounds
 // its own clean-up at 10 s, for hung brokers), so that the next trial, maybe another restart, never
 // starts on a node still deleting them: a restart in mid-deletion can leave the vhost behind.
+import { STOP } from './stop-reasons';
 import amqp from 'amqplib';
 import type { RestartSpec, ScenarioSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
@@ -91,7 +92,7 @@ export async function runRestart(spec: ScenarioSpec, amqpUrl: string, ctx: Trial
     const before = await listed(mgmt, ctx.vhost);
     if (before !== r.queues) return done(`${before} of ${r.queues} queues exist after declaring them, before the restart`);
     if (r.messagesPerQueue > 0) await publish(amqpUrl, r);
-    if (signal?.aborted) return done('trial was cancelled');
+    if (signal?.aborted) return done(STOP.cancelled);
 
     // Not abortable: a node left stopped would fail every later trial on this target.
     const restart = await ctx.restartNode();
@@ -111,7 +112,7 @@ export async function runRestart(spec: ScenarioSpec, amqpUrl: string, ctx: Trial
     }
     metrics.recovered_queues = Math.max(0, found);
     if (found !== expected) {
-      if (signal?.aborted) return done('trial was cancelled');
+      if (signal?.aborted) return done(STOP.cancelled);
       const what = r.durable ? 'durable queues were back' : 'transient queues were still there (a restart deletes them)';
       return done(`${Math.max(0, found)} of ${r.queues} ${what} ${LISTED_WITHIN_MS / 1000} s after the node was ready${lastError}`);
     }

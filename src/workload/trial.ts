@@ -8,6 +8,7 @@
 // Before the workload starts, the trial vhost receives the target's vhost-scoped configuration
 // (src/broker/vhost-config.ts), so what a target declares is what the trial measures; after the
 // window, the first round reads its queues back as the broker ran them (src/broker/effective.ts).
+import { STOP } from './stop-reasons';
 import type { BrokerHandle } from '../broker/provider';
 import { ManagementClient } from '../broker/management';
 import { applyVhostConfig, readVhostConfig, vhostOfUrl } from '../broker/vhost-config';
@@ -32,7 +33,7 @@ function stopReason(own: AbortSignal, ownLimitS: number, caller?: AbortSignal): 
     const r = caller.reason as { name?: string; message?: string } | undefined;
     return r?.message && r.name !== 'AbortError' && r.name !== 'TimeoutError' ? r.message : 'the run was cancelled';
   }
-  return own.aborted ? `trial exceeded its time limit of ${ownLimitS} s` : 'trial was cancelled';
+  return own.aborted ? `trial exceeded its time limit of ${ownLimitS} s` : STOP.cancelled;
 }
 
 export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: string, signal?: AbortSignal): Promise<TrialResult> {
@@ -69,8 +70,8 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
       else combined.addEventListener('abort', onAbort, { once: true });
     });
     const r = await Promise.race([work, givenUp]);
-    // The engine says 'trial was cancelled' for any abort; say which one.
-    if (!r.valid && r.invalidReason === 'trial was cancelled' && combined.aborted) r.invalidReason = why();
+    // The runners say STOP.cancelled for any abort; say which one.
+    if (!r.valid && r.invalidReason === STOP.cancelled && combined.aborted) r.invalidReason = why();
     return { ...base, ...r };
   } catch (err) {
     const message = combined.aborted && !(err instanceof Error && err.message.startsWith(why())) ? `${why()}: ${describeError(err)}` : describeError(err);
