@@ -8,6 +8,7 @@
 // within the stall limit plus the bounded clean-up, and the process moves to plain amqplib.
 import amqp, { type ChannelModel } from 'amqplib';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ import { runWorkload, STALL_ENV } from '../../src/workload/engine';
 import { decidedWirePath, PLAIN_AMQP_ENV, resetWirePath } from '../../src/workload/wire-check';
 import { AMQP_URL, freshVhost, spec } from '../support/broker';
 import { startChunkingProxy, type ChunkingProxy } from '../support/chunking-proxy';
-import { runCounted } from '../support/counted-run';
+import { runCounted, until } from '../support/counted-run';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterAll(async () => { for (const f of cleanup.reverse()) await f().catch(() => undefined); });
@@ -143,6 +144,127 @@ describe('a broker with 2 KB socket buffers (3.10.8 container)', () => {
       expect(took).toBeLessThan(12);
     }
   }, 120_000 * N);
+});
+
+// The frame tap against amqplib's own decoder, on real bytes: a recording proxy captures what the
+// broker sends (connection and channel set-up, deliveries with 100 B, 20 kB and 300 kB bodies,
+// publisher acks and nacks, heartbeats every second, a channel.close for a missing queue); each
+// stream is then replayed offline, cut at random boundaries (and byte by byte), through a tap on
+// a stand-in with amqplib's real Connection prototype. What the tap takes must be exactly the
+// deliveries and confirms amqplib decodes from the same bytes, and every other frame must reach
+// amqplib intact and in order.
+describe('frame tap replay of captured broker streams', () => {
+  const DELIVER = (60 << 16) | 60;
+  const ACK = (60 << 16) | 80;
+  const NACK = (60 << 16) | 120;
+  // amqplib's package `exports` hide lib/: loaded by path, the module the bundle and the tests use.
+  const { Connection } = createRequire(import.meta.url)(join(__dirname, '../../node_modules/amqplib/lib/connection.js')) as { Connection: { prototype: object } };
+  type Decoded = { id?: number; channel: number; size?: number; fields?: Record<string, any>; content?: Buffer };
+
+  /** A stand-in connection with amqplib's prototype, reading `chunks` in order. */
+  function standIn(chunks: Buffer[]) {
+    const queue = [...chunks];
+    return Object.assign(Object.create(Connection.prototype), {
+      rest: Buffer.alloc(0), maxFrameSize: 0, frameMax: 131072, recvSinceLastCheck: false, sentSinceLastCheck: false,
+      channels: [], stream: { read: () => queue.shift() ?? null, write: () => true, once: () => undefined, writableLength: 0 },
+    }) as { recvFrame(): Decoded | false };
+  }
+
+  /** What amqplib alone decodes: per channel the deliveries and confirms, and every other frame. */
+  function amqplibView(bytes: Buffer, tapped: Set<number>) {
+    const conn = standIn([bytes]);
+    const deliveries: Array<[number, number, number]> = [];
+    const confirms: Array<[number, number, boolean, boolean]> = [];
+    const others: string[] = [];
+    const pending = new Map<number, { tag: number; body: boolean }>();
+    for (let f = conn.recvFrame(); f !== false; f = conn.recvFrame()) {
+      const on = tapped.has(f.channel);
+      if (on && f.id === DELIVER) { pending.set(f.channel, { tag: f.fields!.deliveryTag, body: false }); continue; }
+      if (on && (f.id === ACK || f.id === NACK)) { confirms.push([f.channel, f.fields!.deliveryTag, f.fields!.multiple, f.id === NACK]); continue; }
+      const d = on ? pending.get(f.channel) : undefined;
+      if (d && f.size !== undefined) {
+        if (f.size === 0) { deliveries.push([f.channel, d.tag, NaN]); pending.delete(f.channel); }
+        continue;
+      }
+      if (d && f.content) {
+        if (!d.body) { d.body = true; deliveries.push([f.channel, d.tag, f.content.length >= 12 ? f.content.readDoubleBE(4) : NaN]); }
+        continue; // (the body's remaining frames are the tap's too)
+      }
+      others.push(`${f.channel}:${f.id ?? (f.content ? 'body' : 'heartbeat')}`);
+    }
+    return { deliveries, confirms, others };
+  }
+
+  /** The same bytes, cut into `chunks`, through the frame tap; what it took and what it passed on. */
+  async function tapView(chunks: Buffer[], tapped: Set<number>) {
+    const { FrameTap } = await import('../../src/workload/wire');
+    const conn = standIn(chunks);
+    const deliveries: Array<[number, number, number]> = [];
+    const confirms: Array<[number, number, boolean, boolean]> = [];
+    for (const n of tapped) {
+      const ch = Object.assign(Object.create({ once: () => undefined }), { ch: n, connection: conn });
+      FrameTap.register(ch, { delivery: (tag, t) => deliveries.push([n, tag, t]), confirm: (tag, m, x) => confirms.push([n, tag, m, x]) });
+    }
+    const others: string[] = [];
+    for (let f = conn.recvFrame(); f !== false; f = conn.recvFrame()) others.push(`${f.channel}:${f.id ?? (f.content ? 'body' : 'heartbeat')}`);
+    return { deliveries, confirms, others };
+  }
+
+  it('takes exactly the deliveries and confirms amqplib decodes, however the bytes are cut', async () => {
+    const v = await freshVhost('replay');
+    cleanup.push(v.drop);
+    const proxy = await startChunkingProxy(target, 11, true);
+    cleanup.push(proxy.close);
+    const url = `${proxy.via(v.url)}?frameMax=131072&heartbeat=1`;
+    const c = await amqp.connect(url);
+    c.on('error', () => undefined);
+    const setup = await c.createChannel();
+    await setup.assertQueue('capped', { arguments: { 'x-max-length': 45, 'x-overflow': 'reject-publish' } });
+    const pub = await c.createConfirmChannel();
+    // 100 B, 5 kB, and 140 kB bodies (two body frames at frameMax 131072), each with a send time.
+    for (let i = 0; i < 60; i++) {
+      const body = Buffer.alloc([100, 5_000, 140_000][i % 3]).fill(1);
+      body.writeDoubleBE(1.7e12 + i, 4);
+      pub.sendToQueue('capped', body, {}, () => undefined);
+    }
+    await pub.waitForConfirms().catch(() => undefined); // 15 are nacked (reject-publish)
+    const consumer = await c.createChannel();
+    let got = 0;
+    await consumer.consume('capped', (m) => { if (m) { got++; consumer.ack(m); } });
+    await until(() => got === 45, 30_000);
+    await new Promise((r) => setTimeout(r, 2500)); // heartbeats
+    const doomed = await c.createChannel();
+    doomed.on('error', () => undefined);
+    await doomed.checkQueue('missing').catch(() => undefined); // channel.close 404 from the broker
+    await c.close();
+    const bytes = Buffer.concat(proxy.captured[0]);
+    const tapped = new Set([1, 2, 3, 4]);
+    const want = amqplibView(bytes, tapped);
+    expect(want.deliveries).toHaveLength(45);
+    expect(want.deliveries.map((d) => d[2])).toEqual(Array.from({ length: 45 }, (_, i) => 1.7e12 + i));
+    expect(want.confirms.some((x) => x[3])).toBe(true); // nacks are in the stream
+    expect(want.others).toEqual(expect.arrayContaining(['0:heartbeat', `4:${(20 << 16) | 40}`])); // heartbeat, channel.close
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    // Byte by byte over the first 30 kB (connection and channel set-up, the first deliveries and
+    // confirms: every boundary of those frames), then random cuts of the whole stream.
+    const cuts: Buffer[][] = [[...Array.from({ length: Math.min(bytes.length, 30_000) }, (_, i) => bytes.subarray(i, i + 1)), bytes.subarray(30_000)]];
+    for (let k = 0; k < 30; k++) {
+      const parts: Buffer[] = [];
+      for (let o = 0; o < bytes.length;) {
+        const n = 1 + Math.floor(rnd() ** 3 * 70_000);
+        parts.push(bytes.subarray(o, o + n));
+        o += n;
+      }
+      cuts.push(parts);
+    }
+    for (const parts of cuts) {
+      const got2 = await tapView(parts.filter((p) => p.length), tapped);
+      expect(got2.deliveries).toEqual(want.deliveries);
+      expect(got2.confirms).toEqual(want.confirms);
+      expect(got2.others).toEqual(want.others);
+    }
+  }, 120_000);
 });
 
 describe('progress watchdog', () => {

@@ -13,6 +13,8 @@ export interface ChunkingProxy {
   via(url: string): string;
   /** Bytes forwarded so far, and pieces written (to check that fragmentation happened). */
   stats: { up: number; down: number; pieces: number; connections: number };
+  /** With `record`: every connection's broker → client bytes, as received from the broker. */
+  captured: Buffer[][];
   freeze(): void;
   close(): Promise<void>;
 }
@@ -29,11 +31,12 @@ function random(seed: number): () => number {
   };
 }
 
-export async function startChunkingProxy(target: { host: string; port: number }, seed = 1): Promise<ChunkingProxy> {
+export async function startChunkingProxy(target: { host: string; port: number }, seed = 1, record = false): Promise<ChunkingProxy> {
   const rnd = random(seed);
   const sockets = new Set<Socket>();
   let frozen = false;
   const stats = { up: 0, down: 0, pieces: 0, connections: 0 };
+  const captured: Buffer[][] = [];
 
   // One direction: queue what `from` sends, write it to `to` piece by piece.
   const pipe = (from: Socket, to: Socket, dir: 'up' | 'down') => {
@@ -69,6 +72,11 @@ export async function startChunkingProxy(target: { host: string; port: number },
   const server: Server = createServer((client) => {
     stats.connections++;
     const upstream = connect(target.port, target.host);
+    if (record) {
+      const chunks: Buffer[] = [];
+      captured.push(chunks);
+      upstream.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
+    }
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.setNoDelay(true);
@@ -83,6 +91,7 @@ export async function startChunkingProxy(target: { host: string; port: number },
   return {
     port,
     stats,
+    captured,
     via: (url) => {
       const u = new URL(url);
       u.hostname = '127.0.0.1';
