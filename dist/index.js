@@ -47,7 +47,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-6D2OUOUH.js";
+} from "./chunks/chunk-54DQPOAQ.js";
 import {
   GateError,
   describeError,

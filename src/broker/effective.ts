@@ -116,17 +116,37 @@ interface QueueInfo {
   effective_policy_definition?: Record<string, unknown> | unknown[]; backing_queue_status?: { version?: number };
 }
 
-/** The queues of a trial vhost as the broker runs them (outside the measured window). */
+/** The queues of a trial vhost as the broker runs them (outside the measured window): the listing
+ *  carries type, arguments and the policies at once; each queue's own page (the first 10) its
+ *  effective policy definition and, once the broker has emitted its stats, the classic version. */
 export async function readQueues(mgmt: ManagementClient, vhost: string, timeoutMs = 5_000): Promise<QueueEffect[]> {
-  const qs = await mgmt.request<QueueInfo[]>('GET', `/api/queues/${encodeURIComponent(vhost)}?columns=name,type,arguments,policy,operator_policy,effective_policy_definition,backing_queue_status.version`, undefined, timeoutMs);
-  return (qs ?? []).slice(0, 50).map((q) => {
-    const def = q.effective_policy_definition && !Array.isArray(q.effective_policy_definition) ? q.effective_policy_definition : {};
-    const version = q.backing_queue_status?.version ?? Number(q.arguments?.['x-queue-version'] ?? def['queue-version']);
+  const v = encodeURIComponent(vhost);
+  type Named = { name: string; definition?: Record<string, unknown> };
+  const [listed, policies, operatorPolicies] = await Promise.all([
+    mgmt.request<QueueInfo[]>('GET', `/api/queues/${v}?disable_stats=true&enable_queue_totals=true`, undefined, timeoutMs).then((x) => x ?? []),
+    mgmt.request<Named[]>('GET', `/api/policies/${v}`, undefined, timeoutMs).catch(() => [] as Named[]),
+    mgmt.request<Named[]>('GET', `/api/operator-policies/${v}`, undefined, timeoutMs).catch(() => [] as Named[]),
+  ]);
+  const defOf = (list: Named[] | undefined, name?: string | null) => (name ? list?.find((p) => p.name === name)?.definition ?? {} : {});
+  const detail = await Promise.all(listed.slice(0, 10).map((q) =>
+    mgmt.request<QueueInfo>('GET', `/api/queues/${v}/${encodeURIComponent(q.name)}`, undefined, timeoutMs).catch(() => undefined)));
+  return listed.slice(0, 50).map((q, i) => {
+    const d = detail[i];
+    // The queue's own page has its effective definition once the broker has emitted its stats
+    // (every 5 s by default); until then, the definitions of the policies the listing names, as
+    // the broker holds them in this vhost (an operator policy's keys over the policy's).
+    const raw = d?.effective_policy_definition;
+    const def = raw && !Array.isArray(raw) && Object.keys(raw).length ? raw
+      : { ...defOf(policies, q.policy), ...defOf(operatorPolicies, q.operator_policy) };
+    const type = q.type ?? 'classic';
+    const version = d?.backing_queue_status?.version ?? Number(q.arguments?.['x-queue-version'] ?? def['queue-version']);
+    const policy = q.policy ?? d?.policy;
+    const operatorPolicy = q.operator_policy ?? d?.operator_policy;
     return {
-      name: q.name, type: q.type ?? 'classic',
-      ...(Number.isFinite(version) && (q.type ?? 'classic') === 'classic' ? { version } : {}),
-      ...(q.policy ? { policy: q.policy } : {}),
-      ...(q.operator_policy ? { operatorPolicy: q.operator_policy } : {}),
+      name: q.name, type,
+      ...(Number.isFinite(version) && type === 'classic' ? { version } : {}),
+      ...(policy ? { policy } : {}),
+      ...(operatorPolicy ? { operatorPolicy } : {}),
       ...(Object.keys(def).length ? { definition: def } : {}),
       arguments: q.arguments ?? {},
     };

@@ -22,7 +22,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-khepri-'));
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: tmp, encoding: 'utf8', timeout: 200_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
+    cwd: tmp, encoding: 'utf8', timeout: 420_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -45,7 +45,7 @@ beforeAll(() => {
     '--repetitions', '3', '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'out')], { RABBITMQ_PERF_GATE_RUN_ID: RUN_ID });
   report = JSON.parse(readFileSync(join(tmp, 'out/report.json'), 'utf8'));
   summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
-}, 240_000);
+}, 450_000);
 
 afterAll(async () => {
   await removeRunContainers(RUN_ID).catch(() => undefined);

@@ -135,7 +135,7 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
       expect(report.trials[0].queues).toEqual([expect.objectContaining({ type: 'classic', version: 2, policy, definition: { 'queue-version': 2 } })]);
       expect(report.targets[0].effective.vhost).toEqual([expect.stringMatching(new RegExp(`^policy ${policy}: pattern \\.\\*, apply-to queues`))]);
       const summary = readFileSync(join(dir, `out-${file}`, 'summary.md'), 'utf8');
-      expect(summary).toContain(`queues of one\\_fast: 1 × classic v2, policy ${policy.replace('-', '\\-')}`);
+      expect(summary).toContain(`queues of one\\_fast: 1 × classic v2, policy ${policy}, \\{"queue-version":2\\}`);
       expect(r.stderr).not.toMatch(/is in effect on no queue/);
     }, 240_000);
   }
@@ -146,7 +146,7 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
     const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'nomatch.yml', '--repetitions', '2', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json'], {}, dir);
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.includes('is in effect on no queue'));
-    expect(warnings).toEqual([expect.stringMatching(/^warning: .*nomatch\.yml.*: policy nomatch \(pattern \^nothing-here\$\) is in effect on no queue of this run's scenarios/)]);
+    expect(warnings).toEqual([expect.stringMatching(/^warning: [^:]+:[^:]+: policy nomatch \(pattern \^nothing-here\$\) is in effect on no queue of this run's scenarios/)]);
     expect(JSON.parse(r.stdout).errors).toEqual([expect.objectContaining({ scope: expect.stringMatching(/: configuration$/), message: expect.stringMatching(/^policy nomatch/) })]);
   }, 240_000);
 
@@ -161,7 +161,7 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
     const report = JSON.parse(r.stdout);
     expect(report.targets[0].configDigest).not.toBe(report.targets[1].configDigest);
     expect(report.targets[0].effective.digest).toBe(report.targets[1].effective.digest);
-    expect(report.targets[0].effective.node.vm_memory_high_watermark).toBe('{relative,0.5}');
+    expect(report.targets[0].effective.node.vm_memory_high_watermark).toBe('0.5');
     expect(report.effectNote).toMatch(/ are identical in effect: nothing the broker runs changed — their files differ/);
     expect(report.effectDiff).toBeUndefined();
     expect(readFileSync(join(dir, 'out-ab', 'summary.md'), 'utf8')).toMatch(/^> .* are identical in effect: nothing the broker runs changed/m);
