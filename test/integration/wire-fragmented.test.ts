@@ -9,7 +9,9 @@
 import amqp, { type ChannelModel } from 'amqplib';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDocker, type DockerBrokerHandle } from '../../src/broker/docker';
@@ -265,6 +267,54 @@ describe('frame tap replay of captured broker streams', () => {
       expect(got2.others).toEqual(want.others);
     }
   }, 120_000);
+});
+
+// amqps://: a TLS listener in front of the broker (a self-signed certificate made with openssl for
+// this test; the broker behind it speaks plain AMQP). The fast path reads and writes the TLS
+// socket's cleartext side (Connection#stream is the TLSSocket), so both transports run over TLS.
+describe('amqps:// (TLS) through both transports', () => {
+  let tlsUrl: (vhostUrl: string) => string;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perf-gate-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+      '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (client) => {
+      const up = connectTcp(target.port, target.host);
+      client.pipe(up).pipe(client);
+      const stop = () => { client.destroy(); up.destroy(); };
+      client.on('error', stop);
+      up.on('error', stop);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanup.push(() => new Promise((r) => server.close(r)));
+    const port = (server.address() as { port: number }).port;
+    tlsUrl = (u) => { const x = new URL(u); x.protocol = 'amqps:'; x.hostname = '127.0.0.1'; x.port = String(port); return x.toString(); };
+    // The test's own certificate authority is not the system's: trust it for this process only.
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    cleanup.push(async () => { delete process.env.NODE_TLS_REJECT_UNAUTHORIZED; });
+  });
+
+  it.each(['fast', 'plain'] as const)('%s transport: counted run exact, one_fast trial valid, on a TLS socket', async (transport) => {
+    process.env[PLAIN_AMQP_ENV] = transport === 'plain' ? '1' : '0';
+    resetWirePath();
+    const v = await freshVhost(`tls-${transport}`);
+    cleanup.push(v.drop);
+    const url = tlsUrl(v.url);
+    let secure = false;
+    const r = await runCounted(async () => {
+      const c = await amqp.connect(`${url}?frameMax=131072`);
+      secure ||= Boolean((c as unknown as { connection: { stream: { encrypted?: boolean } } }).connection.stream.encrypted);
+      cleanup.push(() => c.close());
+      return c;
+    }, { messages: 2000 });
+    expect(secure).toBe(true);
+    expect(decidedWirePath()?.path).toBe(transport);
+    expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.left, r.tapped]).toEqual([2000, 2000, 2000, 0, transport === 'fast']);
+    const t = await runWorkload(spec('one_fast', { producers: 1, consumers: 1 }, { warmup: 1, duration: 2 }), url);
+    expect(t.valid, t.invalidReason).toBe(true);
+    expect(t.generator.amqpPath).toBe(transport);
+    expect(t.metrics.consumed_rate).toBeGreaterThan(500);
+  }, 60_000);
 });
 
 describe('progress watchdog', () => {
