@@ -34,7 +34,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-54DQPOAQ.js";
+} from "./chunks/chunk-ACQLYFFH.js";
 import {
   GateError,
   describeError

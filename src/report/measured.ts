@@ -4,6 +4,7 @@
 import type { RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { median } from '../compare/stats';
+import { isRunScope } from '../compare/judge';
 
 export interface MeasuredRow {
   target: string;
@@ -40,9 +41,10 @@ export function measuredRows(r: RunReport): MeasuredRow[] {
   return rows;
 }
 
-/** True when the report has measurements but no comparison: the first run, a refresh, a plain run. */
+/** True when the report has measurements but no comparison: the first run, a refresh, a plain
+ *  run (not a run stopped early: that one is inconclusive, and says why). */
 export function nothingToCompare(r: RunReport): boolean {
-  return r.comparisons.length === 0 && r.trials.some((t) => t.valid);
+  return r.comparisons.length === 0 && r.trials.some((t) => t.valid) && !r.errors.some((e) => isRunScope(e.scope));
 }
 
 /** What happens next, for a report with nothing to compare with (Markdown; strip ` for plain text). */
