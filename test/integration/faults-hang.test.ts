@@ -37,13 +37,15 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     });
     runs.push(r);
     expect(r.injectError, r.stdout).toBeUndefined();
+    // The paused trial is trial 3 (the watchdog's 10 s exceed its window, so it may still end
+    // valid with the traffic it had, its clean-up bounded) or trial 4 (which cannot connect).
     // The limit counts from the start of the run (broker boot included); then at most the
     // trial's wind-down (10 s), its vhost clean-up (10 s) and the container's removal.
     expect(r.seconds, r.stdout).toBeLessThan(limit + 40);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const errors = errorsOf(r);
     expect(errors, r.stdout).toHaveLength(1);
-    expect(errors[0]).toMatch(/^::error::Stopped early: the run's time limit of 45 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial 3: .+\)\. Verdict inconclusive;/);
+    expect(errors[0]).toMatch(/^::error::Stopped early: the run's time limit of 45 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial [34]: .+\)\. Verdict inconclusive;/);
     noStack(r);
     expect(r.outputs.verdict).toBe('inconclusive');
     const report = JSON.parse(readFileSync(r.outputs.report, 'utf8'));
@@ -86,7 +88,8 @@ describe('a cancelled workflow: SIGTERM to the running dist/index.js', () => {
     expect(r.outputs.verdict).toBe('inconclusive');
     expect(r.summary).toContain('> **Stopped early: the run was cancelled after 2 of 10 planned trials');
     expect(r.stdout).toContain('comment: skipped, the run was cancelled');
-    expect(gh.requests.length).toBe(before); // no comment from a cancelled run
+    // No comment, nor any other write, from a cancelled run (it may have read the PR before).
+    expect(gh.requests.slice(before).filter((q) => q.method !== 'GET')).toEqual([]);
     expect(readFileSync(join(r.workspace, BASELINE), 'utf8')).toBe(baselineText());
     expectNoSecret(r, [join(r.workspace, 'rabbitmq-perf-gate-report/report.json')]);
   }, 150_000);
