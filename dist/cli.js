@@ -34,11 +34,11 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ACQLYFFH.js";
+} from "./chunks/chunk-O6W2DCEV.js";
 import {
   GateError,
   describeError
-} from "./chunks/chunk-TMFVS2L5.js";
+} from "./chunks/chunk-NZOLMYTD.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli.ts
@@ -235,6 +235,9 @@ Options for run and refresh:
   --baseline-target FILE run only: the same with a target file instead of an image
   --no-freeze            run only: keep the idle target running during the other's trials (by
                          default a docker target is frozen while the other one is measured)
+  --no-anchor            run only: compare with the stored trials even when the baseline records
+                         the broker it was refreshed on (by default that broker is started again
+                         next to the candidate and a same-run A/B decides)
   --baseline-file F      stored baseline (default: ${DEFAULTS.baselineFile})
   --repetitions N        trials per scenario and target (default: what the selection's gating
                          metrics need to reach significance, at least 5; A/B runs compare pairs
@@ -278,11 +281,12 @@ var OPTIONS = {
   json: { type: "boolean" },
   html: { type: "string" },
   help: { type: "boolean", short: "h" },
-  "no-freeze": { type: "boolean" }
+  "no-freeze": { type: "boolean" },
+  "no-anchor": { type: "boolean" }
 };
 var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
 var COMMANDS = {
-  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze"], args: 0 },
+  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor"], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ["json", "html"], args: 2 },
   report: { options: ["json", "html"], args: 1 },
@@ -316,7 +320,8 @@ async function runCommand(mode, v) {
     seed: numberOpt("seed", v.seed, 0, true),
     duration: numberOpt("duration", v.duration, 1),
     warmup: numberOpt("warmup", v.warmup, 0),
-    freezeIdle: !v["no-freeze"]
+    freezeIdle: !v["no-freeze"],
+    anchor: !v["no-anchor"]
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
   const read = readBaseline(baselineFile);

@@ -47,12 +47,12 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ACQLYFFH.js";
+} from "./chunks/chunk-O6W2DCEV.js";
 import {
   GateError,
   describeError,
   drainBeforeSignalExit
-} from "./chunks/chunk-TMFVS2L5.js";
+} from "./chunks/chunk-NZOLMYTD.js";
 import {
   __commonJS,
   __require,
@@ -913,6 +913,7 @@ function readActionInputs() {
     mode,
     baselineFile: getInput("baseline-file") || DEFAULTS.baselineFile,
     failOnRegression: bool("fail-on-regression", DEFAULTS.failOnRegression),
+    anchoredBaseline: bool("anchored-baseline", DEFAULTS.anchoredBaseline),
     comment: oneOf("comment", getInput("comment") || DEFAULTS.comment, ["always", "on-change", "never"]),
     token,
     name: getInput("name") || DEFAULTS.name,
@@ -5872,7 +5873,8 @@ async function runMode(s, ctx, signal) {
     signal,
     targetNote: targets.note,
     targetDiff: targets.diff,
-    timeLimitSeconds: s.timeLimitMinutes * 60
+    timeLimitSeconds: s.timeLimitMinutes * 60,
+    anchor: s.anchoredBaseline
   }, actionUi);
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out = {

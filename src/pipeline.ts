@@ -22,6 +22,7 @@ import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
 import { defaultRepetitions, trialsNeeded } from './compare/compare';
 import { isRunScope, judge } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
+import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -51,6 +52,9 @@ export interface RunOptions {
   timeLimitSeconds?: number;
   /** Freeze the idle target during each trial of a same-run A/B (docker targets); default true. */
   freezeIdle?: boolean;
+  /** A check without a reference starts the stored baseline's recorded broker next to the
+   *  candidate and A/Bs against it (src/broker/anchor.ts); default true. */
+  anchor?: boolean;
 }
 
 export interface Ui {
@@ -64,11 +68,15 @@ export function newRunId(): string {
   return randomBytes(4).toString('hex');
 }
 
-export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> {
+export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport> {
   const started = Date.now();
-  const runId = opts.runId ?? newRunId();
-  const seed = opts.seed ?? randomBytes(4).readUInt32BE(0);
-  const selection = resolveScenarios(opts.scenarios, opts.cwd);
+  const runId = given.runId ?? newRunId();
+  const seed = given.seed ?? randomBytes(4).readUInt32BE(0);
+  const selection = resolveScenarios(given.scenarios, given.cwd);
+  const anchoring = given.mode === 'check' && !given.reference && given.stored && given.anchor !== false;
+  const anchor = anchoring ? await anchoredReference(given.stored!) : undefined;
+  if (anchor) (anchor.degraded ? ui.warn : ui.info)(`Stored baseline: ${anchor.note}.`);
+  const opts: RunOptions = { ...given, reference: given.reference ?? anchor?.reference };
   // From the whole selection (not this shard's part), so every shard runs the same n.
   const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
   let scenarios = shardScenarios(selection.scenarios.map((s) => ({
@@ -88,12 +96,19 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
   let planned = 0;
   let focus: Focus | undefined;
   try {
-    for (const spec of specs) {
+      for (const spec of [...specs]) {
       const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
         const logs = containerLogsOf(err);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
-        throw err;
+        if (!anchor || spec !== anchor.reference) throw err;
+        // The recorded broker did not come up: the stored trials decide, as without an anchor.
+        anchor.note = `the stored baseline's broker could not be started again (${(err as Error).message}): compared with the baseline's stored trials`;
+        ui.warn(`Stored baseline: ${anchor.note}.`);
+        specs.pop();
+        opts.reference = undefined;
+        return undefined;
       });
+      if (!h) continue;
       handles.push(h);
       ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
       const source = vhostOfUrl(h.amqpUrl);
@@ -142,7 +157,13 @@ export async function runPipeline(opts: RunOptions, ui: Ui): Promise<RunReport> 
     const cut = trials.at(-1) && !trials.at(-1)!.valid ? ' (the last one cut short)' : '';
     errors.push({ scope: 'run', message: `Stopped early: ${why} after ${trials.length} of ${planned} planned trials${cut}; ${planned - trials.length} did not start.` });
   }
-  return assembleReport({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true });
+  const moved = movedTagNote(opts.stored?.anchor, handles.find((h) => h.info.id === opts.candidate.id)?.info);
+  if (moved) ui.info(moved);
+  const targetNote = [opts.targetNote, anchor?.note, moved].filter(Boolean).join('; ') || undefined;
+  const report = assembleReport({ opts: { ...opts, targetNote }, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true });
+  const candInfo = report.targets.find((t) => t.id === report.candidate);
+  if (opts.mode === 'refresh' && candInfo) report.anchor = await anchorOf(opts.candidate, candInfo).catch(() => undefined);
+  return report;
 }
 
 /** Drops the restart scenarios when any target cannot restart its node (a broker attached by URL,

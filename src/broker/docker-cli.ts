@@ -61,11 +61,23 @@ export async function imageExists(ref: string): Promise<boolean> {
   return (await docker(['image', 'inspect', '--format', '{{.Id}}', ref], { allowFail: true })).code === 0;
 }
 
+/** The local image's ID (sha256:…) and registry digests (repo@sha256:…), or undefined if absent. */
+export async function imageIdentity(ref: string): Promise<{ id: string; repoDigests: string[] } | undefined> {
+  const r = await docker(['image', 'inspect', '--format', '{{.Id}}{{range .RepoDigests}} {{.}}{{end}}', ref], { allowFail: true });
+  if (r.code !== 0) return undefined;
+  const [id, ...repoDigests] = r.stdout.trim().split(/\s+/).filter(Boolean);
+  return id ? { id, repoDigests } : undefined;
+}
+
+/** Tries to pull an image; true when it is then present. */
+export async function tryPull(ref: string): Promise<boolean> {
+  return (await docker(['pull', '--quiet', ref], { allowFail: true, timeoutMs: 600_000 })).code === 0;
+}
+
 /** Makes sure the image is present locally, pulling it if needed. */
 export async function ensureImage(ref: string): Promise<void> {
   if (await imageExists(ref)) return;
-  const pull = await docker(['pull', '--quiet', ref], { allowFail: true, timeoutMs: 600_000 });
-  if (pull.code !== 0) {
+  if (!(await tryPull(ref))) {
     throw new GateError(`image ${ref} not found locally and could not be pulled`, { field: 'image' },
       'build it with scripts/build-images.sh or docker pull it');
   }

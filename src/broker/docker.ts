@@ -96,7 +96,7 @@ export function layoutConfig(files: ConfigFile[]): { files: Map<string, Buffer>;
   return { files: out, confLines };
 }
 
-async function readConfigFiles(paths: string[]): Promise<ConfigFile[]> {
+export async function readConfigFiles(paths: string[]): Promise<ConfigFile[]> {
   return Promise.all(paths.map(async (path) => {
     try {
       return { path, content: await readFile(path) };
@@ -223,6 +223,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
   const layout = layoutConfig(files);
   await cli.assertDockerAvailable();
   await cli.ensureImage(spec.image);
+  const imageIdentity = await cli.imageIdentity(spec.image);
 
   const env = { ...(spec.env ?? {}) };
   const user = env.RABBITMQ_DEFAULT_USER ?? 'guest';
@@ -305,6 +306,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         amqpUrl: maskUrl(amqpUrl),
         managementUrl: mgmt.publicUrl,
         image: spec.image,
+        ...(imageIdentity ? { imageId: imageIdentity.id, repoDigests: imageIdentity.repoDigests } : {}),
         configDigest: configDigest(spec.image, files),
         rabbitmqVersion: id.rabbitmqVersion,
         erlangVersion: id.erlangVersion,

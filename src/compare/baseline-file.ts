@@ -147,6 +147,7 @@ export function baselineFromRun(report: RunReport, previous: Baseline | undefine
     repetitions: report.repetitions,
     scenarios,
     history: [...(previous?.history ?? []), entry].slice(-HISTORY_LIMIT),
+    ...(report.anchor ? { anchor: report.anchor } : {}),
   };
 }
 

@@ -20,6 +20,8 @@ export interface ActionSettings {
   mode: ActionMode;
   baselineFile: string;
   failOnRegression: boolean;
+  /** check without a reference: start the stored baseline's recorded broker and A/B against it. */
+  anchoredBaseline: boolean;
   comment: CommentMode;
   token: string;
   name: string;
@@ -141,6 +143,7 @@ export function readActionInputs(): ActionSettings {
     mode,
     baselineFile: core.getInput('baseline-file') || DEFAULTS.baselineFile,
     failOnRegression: bool('fail-on-regression', DEFAULTS.failOnRegression),
+    anchoredBaseline: bool('anchored-baseline', DEFAULTS.anchoredBaseline),
     comment: oneOf('comment', core.getInput('comment') || DEFAULTS.comment, ['always', 'on-change', 'never'] as const),
     token,
     name: core.getInput('name') || DEFAULTS.name,

@@ -180,6 +180,10 @@ export interface TargetInfo {
   amqpUrl: string;
   managementUrl: string;
   image?: string;
+  /** Docker targets: the image ID the reference named when the broker started (sha256:…), and the
+   *  image's registry digests (repo@sha256:…; none for a local build). */
+  imageId?: string;
+  repoDigests?: string[];
   /** sha256 over the image reference and every config file's content. */
   configDigest?: string;
   rabbitmqVersion: string;
@@ -349,6 +353,31 @@ export interface RunReport {
   improvements: number;
   errors: RunError[];
   durationSeconds: number;
+  /** A refresh on a docker target: the broker its trials ran on, to be started again by checks. */
+  anchor?: BrokerAnchor;
+}
+
+/**
+ * The broker a baseline's trials ran on, recorded by `refresh` so that a later `check` can start
+ * it again next to its candidate and decide by a same-run A/B (src/broker/anchor.ts).
+ */
+export interface BrokerAnchor {
+  /** The image as the target declared it (a tag may move later). */
+  image: string;
+  /** What the tag named at the refresh: the image ID (sha256:…) and its registry digests. */
+  imageId: string;
+  repoDigests: string[];
+  nodes: number;
+  /** The target's env; values of secret-looking names are stored as "***" and replaced by fresh
+   *  random values when the broker is started again. */
+  env: Record<string, string>;
+  cpus?: number;
+  memory?: string;
+  setup: string[];
+  network: 'host' | 'bridge';
+  /** Config files by name (the provider lays them out by basename), content in base64. */
+  configFiles: Array<{ name: string; base64: string }>;
+  configDigest?: string;
 }
 
 export interface BaselineScenario {
@@ -374,4 +403,7 @@ export interface Baseline {
   repetitions: number;
   scenarios: Record<string, BaselineScenario>;
   history: BaselineHistoryEntry[];
+  /** The broker the trials ran on, when this tool started it (absent: attached by URL, or a file
+   *  written before baselines recorded their broker): checks start it again and A/B against it. */
+  anchor?: BrokerAnchor;
 }

@@ -1,0 +1,120 @@
+// Anchored baselines on real containers, through the bundled CLI: a refresh records the broker it
+// ran on; a check on "another runner" (the baseline's CPU model changed, so its stored trials may
+// only warn) starts that broker again and decides by a same-run A/B — it fails a real broker
+// regression (Erlang `+S 2:1` on the candidate) and does not fail an A/A; a moved tag (the same
+// local tag retagged to another image) is called out and A/B'd old against new; when the recorded
+// broker cannot be started (its image gone, no Docker) the stored trials decide and the report
+// says why.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Baseline, RunReport } from '../../src/schema/types';
+import { ANCHOR_ID } from '../../src/broker/anchor';
+import { AMQP_URL } from '../support/broker';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/cli.js');
+const OLD = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
+const NEW = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
+const FLOATING = 'rabbitmq-perf-gate/rabbitmq:anchored-test';
+const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-anchor-'));
+const file = join(tmp, 'baseline.json');
+const short = ['--scenarios', 'one_fast', '--warmup', '1', '--seed', '5'];
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, encoding: 'utf8', timeout: 400_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const docker = (...args: string[]) => spawnSync('docker', args, { encoding: 'utf8' });
+const imageId = (ref: string) => docker('image', 'inspect', '--format', '{{.Id}}', ref).stdout.trim();
+
+function check(args: string[], env: Record<string, string> = {}): { code: number | null; report: RunReport; stderr: string } {
+  const r = cli(['run', ...short, '--baseline-file', file, '--json', '--out', join(tmp, 'out'), ...args], env);
+  expect(r.stdout, r.stderr).toMatch(/^\{/);
+  return { code: r.code, report: JSON.parse(r.stdout), stderr: r.stderr };
+}
+const gating = (r: RunReport) => r.comparisons.filter((c) => c.gating);
+const storedShown = (r: RunReport) => r.comparisons.filter((c) => c.against === 'stored');
+
+beforeAll(() => {
+  expect(docker('tag', OLD, FLOATING).status).toBe(0);
+  const r = cli(['refresh', ...short, '--image', FLOATING, '--repetitions', '3', '--duration', '3', '--baseline-file', file, '--out', join(tmp, 'refresh')]);
+  expect(r.code, r.stderr).toBe(0);
+  // The same baseline as seen from another runner: its stored trials may warn, never fail.
+  const b: Baseline = JSON.parse(readFileSync(file, 'utf8'));
+  b.fingerprint.cpuModel = 'Another CPU model (anchored-baseline test)';
+  writeFileSync(file, JSON.stringify(b));
+}, 300_000);
+afterAll(() => {
+  docker('rmi', FLOATING);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('anchored baseline', () => {
+  it('refresh records the broker: the image ID the tag named, env, nodes, setup, config', () => {
+    const b: Baseline = JSON.parse(readFileSync(file, 'utf8'));
+    expect(b.anchor).toMatchObject({ image: FLOATING, imageId: imageId(OLD), repoDigests: [], nodes: 1, network: 'host', setup: [], configFiles: [] });
+    expect(b.target.imageId).toBe(imageId(OLD));
+  });
+
+  it('checked on another runner: the recorded broker is started again and a real regression (+S 2:1) fails the same-run A/B', () => {
+    const target = join(tmp, 'slow.yml');
+    writeFileSync(target, `label: two schedulers\nimage: ${FLOATING}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
+    const { code, report } = check(['--target', target, '--repetitions', '6', '--duration', '3']);
+    const anchor = report.targets.find((t) => t.id === ANCHOR_ID)!;
+    expect(anchor).toMatchObject({ image: imageId(OLD), rabbitmqVersion: '3.10.8' });
+    expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker \(rabbitmq-perf-gate\/rabbitmq:anchored-test @ [0-9a-f]{12}\)/);
+    expect(report.targetNote).toMatch(/stored baseline's broker .* was started again next to the candidate/);
+    expect(report.effectDiff?.join('\n')).toMatch(/schedulers|\+S/i);
+    const [c] = gating(report);
+    expect(c, JSON.stringify(report.comparisons)).toMatchObject({ metric: 'consumed_rate', against: ANCHOR_ID, paired: true, verdict: 'fail' });
+    expect(c.ciHigh!).toBeLessThan(0.95);
+    expect(report.verdict).toBe('fail');
+    expect(code).toBe(1);
+    // The stored trials: shown as a second opinion, never deciding.
+    expect(storedShown(report).length).toBeGreaterThan(0);
+    expect(storedShown(report).every((s) => !s.gating)).toBe(true);
+  });
+
+  it('an A/A against the recorded broker does not fail', () => {
+    const { code, report } = check(['--image', FLOATING, '--repetitions', '6', '--duration', '3']);
+    expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker/);
+    expect(report.targetNote).not.toMatch(/names another image/);
+    expect(report.verdict).not.toBe('fail');
+    expect(code).toBe(0);
+    const [c] = gating(report);
+    expect(c.ciLow!).toBeLessThan(1);
+    expect(c.ciHigh!).toBeGreaterThan(1);
+  });
+
+  it('a moved tag: the same tag now names 4.0.5, so the new image is A/B\'d against the old one', () => {
+    expect(docker('tag', NEW, FLOATING).status).toBe(0);
+    const { report, stderr } = check(['--image', FLOATING, '--repetitions', '2', '--duration', '2']);
+    expect(report.targets.map((t) => t.id), stderr).toEqual(['candidate', ANCHOR_ID]);
+    expect(report.targetNote).toContain(`${FLOATING} names another image than at the refresh (${imageId(OLD).slice(7, 19)} → ${imageId(NEW).slice(7, 19)})`);
+    const version = (id: string) => report.targets.find((t) => t.id === id)!.rabbitmqVersion;
+    expect([version(report.candidate), version(ANCHOR_ID)]).toEqual(['4.0.5', '3.10.8']);
+    expect(report.trials.filter((t) => t.valid).length).toBe(4);
+  });
+
+  it('the recorded broker cannot be started (image gone, no Docker): the stored trials decide and the report says why', () => {
+    const b: Baseline = JSON.parse(readFileSync(file, 'utf8'));
+    const gone = join(tmp, 'gone.json');
+    writeFileSync(gone, JSON.stringify({ ...b, anchor: { ...b.anchor, imageId: `sha256:${'0'.repeat(64)}` } }));
+    const url = ['--broker-url', AMQP_URL, '--repetitions', '2', '--duration', '2'];
+    const a = cli(['run', ...short, ...url, '--baseline-file', gone, '--json', '--out', join(tmp, 'out')]);
+    const r1: RunReport = JSON.parse(a.stdout);
+    expect(r1.targetNote).toMatch(/the baseline's image is gone \(rabbitmq-perf-gate\/rabbitmq:anchored-test was [0-9a-f]{12} at the refresh; it is a local image no longer on this runner\): compared with the baseline's stored trials/);
+    expect(r1.decidedBy).toMatch(/^stored baseline \(may warn, never fail: .*CPU/);
+    expect(r1.targets.map((t) => t.id)).toEqual(['candidate']);
+    expect(a.stderr).toMatch(/Stored baseline: the baseline's image is gone/);
+    const { report: r2 } = check(url, { DOCKER_HOST: `unix://${join(tmp, 'no-docker.sock')}` });
+    expect(r2.targetNote).toMatch(/could not be started: the Docker daemon is not reachable .*: compared with the baseline's stored trials/);
+    expect(r2.decidedBy).toMatch(/^stored baseline/);
+    const r3 = check([...url, '--no-anchor']).report;
+    expect(r3.targetNote ?? '').not.toMatch(/baseline's broker/);
+    expect(r3.decidedBy).toMatch(/^stored baseline/);
+  });
+});
