@@ -4,6 +4,7 @@ import {
   CI,
   DEFAULTS,
   TOOL_VERSION,
+  abEstimate,
   baselineFromRun,
   baselineHint,
   buildPlan,
@@ -23,22 +24,24 @@ import {
   nText,
   nothingToCompare,
   num,
+  parseLooks,
   readBaseline,
   renderHtml,
   renderSummary,
   resolveScenarios,
   runPipeline,
+  sequentialText,
   storedPowerText,
   trialValues,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-O6W2DCEV.js";
+} from "./chunks/chunk-BGNADSE3.js";
 import {
   GateError,
   describeError
-} from "./chunks/chunk-NZOLMYTD.js";
+} from "./chunks/chunk-KYWVVTLW.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli.ts
@@ -95,7 +98,8 @@ ${measuredTable(r, c)}`;
     return cells.join("  ").trimEnd();
   });
   const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
-  return [head, ...power ? [power] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+  const seq = sequentialText(r);
+  return [head, ...power ? [power] : [], ...seq ? [seq] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
 }
 
 // src/report/progress.ts
@@ -235,6 +239,10 @@ Options for run and refresh:
   --baseline-target FILE run only: the same with a target file instead of an image
   --no-freeze            run only: keep the idle target running during the other's trials (by
                          default a docker target is frozen while the other one is measured)
+  --looks N,N,\u2026          run only, A/B: group-sequential \u2014 judge each scenario after these many
+                         pairs and stop it once decided; the last is the cap (default: the
+                         preset's looks, e.g. pr 8,12,16,24,32, unless --repetitions is given)
+  --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
   --no-anchor            run only: compare with the stored trials even when the baseline records
                          the broker it was refreshed on (by default that broker is started again
                          next to the candidate and a same-run A/B decides)
@@ -282,11 +290,13 @@ var OPTIONS = {
   html: { type: "string" },
   help: { type: "boolean", short: "h" },
   "no-freeze": { type: "boolean" },
-  "no-anchor": { type: "boolean" }
+  "no-anchor": { type: "boolean" },
+  looks: { type: "string" },
+  "no-sequential": { type: "boolean" }
 };
 var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
 var COMMANDS = {
-  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor"], args: 0 },
+  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor", "looks", "no-sequential"], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ["json", "html"], args: 2 },
   report: { options: ["json", "html"], args: 1 },
@@ -321,7 +331,9 @@ async function runCommand(mode, v) {
     duration: numberOpt("duration", v.duration, 1),
     warmup: numberOpt("warmup", v.warmup, 0),
     freezeIdle: !v["no-freeze"],
-    anchor: !v["no-anchor"]
+    anchor: !v["no-anchor"],
+    sequential: !v["no-sequential"],
+    looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks")
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
   const read = readBaseline(baselineFile);
@@ -358,16 +370,17 @@ async function runCommand(mode, v) {
 function listCommand(v) {
   const presets = loadPresets().map((p) => {
     const { scenarios: scenarios2 } = resolveScenarios(p.name);
-    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios2), defaultRepetitions(scenarios2, true, p.pairs)];
-    const seconds = (targets, reps) => Math.round(estimateSeconds(buildPlan(scenarios2, targets, reps, 1)));
+    const repetitions = defaultRepetitions(scenarios2);
+    const ab = abEstimate(scenarios2, p.pairs, p.looks);
     return {
       name: p.name,
       description: p.description,
       scenarios: scenarios2.map((s) => s.id),
       repetitions,
-      secondsPerTarget: seconds(["candidate"], repetitions),
-      abRepetitions,
-      abSeconds: seconds(["candidate", "baseline"], abRepetitions)
+      secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios2, ["candidate"], repetitions, 1))),
+      abRepetitions: ab.pairs,
+      abSeconds: ab.seconds,
+      ...ab.looks ? { abLooks: ab.looks, abSecondsFirstLook: ab.firstSeconds, abSecondsCap: ab.capSeconds } : {}
     };
   });
   const scenarios = catalogueIds().map((id) => {
@@ -381,7 +394,7 @@ function listCommand(v) {
   }
   const lines = ["Presets:"];
   for (const p of presets) {
-    lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), ~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs) \u2014 ${p.description}`);
+    lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), ` + (p.abLooks ? `~${Math.ceil(p.abSecondsFirstLook / 60)}\u2013${Math.ceil(p.abSecondsCap / 60)} min A/B (sequential, ${p.abLooks[0]}\u2013${p.abLooks.at(-1)} pairs; fixed ${p.abRepetitions} pairs ~${Math.ceil(p.abSeconds / 60)} min)` : `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs)`) + ` \u2014 ${p.description}`);
   }
   lines.push("", "Scenarios (warm-up + measured seconds; \xD7N: variants over the file's axes):");
   for (const s of scenarios) {

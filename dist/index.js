@@ -34,6 +34,7 @@ import {
   newRunId,
   num,
   parseBaseline,
+  parseLooks,
   parseShard,
   readBaseline,
   renderComment,
@@ -47,12 +48,12 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-O6W2DCEV.js";
+} from "./chunks/chunk-BGNADSE3.js";
 import {
   GateError,
   describeError,
   drainBeforeSignalExit
-} from "./chunks/chunk-NZOLMYTD.js";
+} from "./chunks/chunk-KYWVVTLW.js";
 import {
   __commonJS,
   __require,
@@ -914,6 +915,8 @@ function readActionInputs() {
     baselineFile: getInput("baseline-file") || DEFAULTS.baselineFile,
     failOnRegression: bool("fail-on-regression", DEFAULTS.failOnRegression),
     anchoredBaseline: bool("anchored-baseline", DEFAULTS.anchoredBaseline),
+    sequential: bool("sequential", DEFAULTS.sequential),
+    looks: getInput("looks") ? parseLooks(getInput("looks"), "looks") : void 0,
     comment: oneOf("comment", getInput("comment") || DEFAULTS.comment, ["always", "on-change", "never"]),
     token,
     name: getInput("name") || DEFAULTS.name,
@@ -5580,8 +5583,17 @@ var REPORT_SCHEMA = obj({
   errors: list2(obj({ scope: str, message: str })),
   durationSeconds: num2,
   effectNote: str,
-  effectDiff: list2(str)
-}, ["effectNote", "effectDiff"]);
+  effectDiff: list2(str),
+  sequential: obj({
+    looks: { ...list2({ type: "integer", minimum: 1 }), minItems: 1 },
+    level: num2,
+    family: int,
+    futility: num2,
+    stopped: { type: "object", additionalProperties: int },
+    fixedPairs: int,
+    savedSeconds: num2
+  })
+}, ["effectNote", "effectDiff", "sequential"]);
 var validate;
 function invalid(file, what) {
   return new GateError(
@@ -5670,11 +5682,12 @@ function mergeReports(parts, stored, note = () => {
   const candidate = { label: candInfo?.label ?? first.candidate, values: trialValues({ trials }, first.candidate) };
   const referenceId = reports.flatMap((r) => r.comparisons).map((c) => c.against).find((a) => a !== "stored");
   const reference = referenceId ? targets.find((t) => t.id === referenceId) : void 0;
+  const seq = reports.map((r) => r.sequential).filter((x) => x !== void 0);
   const judgement = judge({
     scenarios,
     trials,
     candidate: { id: first.candidate, ...candidate },
-    sameRun: reference,
+    sameRun: reference && { ...reference, ...seq[0] ? { level: { alpha: seq[0].level, bonferroni: seq[0].family } } : {} },
     independent: stored && candInfo ? {
       sample: { label: "stored baseline", values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
       against: "stored",
@@ -5697,7 +5710,14 @@ function mergeReports(parts, stored, note = () => {
     trials,
     ...judgement,
     errors,
-    durationSeconds: Math.max(...reports.map((r) => r.durationSeconds))
+    durationSeconds: Math.max(...reports.map((r) => r.durationSeconds)),
+    ...seq[0] ? {
+      sequential: {
+        ...seq[0],
+        stopped: Object.assign({}, ...seq.map((x) => x.stopped)),
+        savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0)
+      }
+    } : {}
   };
 }
 
@@ -5874,7 +5894,9 @@ async function runMode(s, ctx, signal) {
     targetNote: targets.note,
     targetDiff: targets.diff,
     timeLimitSeconds: s.timeLimitMinutes * 60,
-    anchor: s.anchoredBaseline
+    anchor: s.anchoredBaseline,
+    sequential: s.sequential,
+    looks: s.looks
   }, actionUi);
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out = {

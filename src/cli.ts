@@ -10,8 +10,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Baseline, RunReport } from './schema/types';
-import { describeError, GateError } from './config/errors';
+import { describeError, GateError } from './schema/errors';
 import { catalogueIds, loadPresets, resolveScenarios } from './config/catalogue';
+import { parseLooks } from './config/looks';
+import { abEstimate } from './compare/sequential';
 import { readBaseline, baselineFromRun, writeBaseline, trialValues, writeFileAtomic } from './compare/baseline-file';
 import { defaultRepetitions } from './compare/compare';
 import { isRunScope, judge } from './compare/judge';
@@ -45,6 +47,10 @@ Options for run and refresh:
   --baseline-target FILE run only: the same with a target file instead of an image
   --no-freeze            run only: keep the idle target running during the other's trials (by
                          default a docker target is frozen while the other one is measured)
+  --looks N,N,…          run only, A/B: group-sequential — judge each scenario after these many
+                         pairs and stop it once decided; the last is the cap (default: the
+                         preset's looks, e.g. pr 8,12,16,24,32, unless --repetitions is given)
+  --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
   --no-anchor            run only: compare with the stored trials even when the baseline records
                          the broker it was refreshed on (by default that broker is started again
                          next to the candidate and a same-run A/B decides)
@@ -80,13 +86,13 @@ const OPTIONS = {
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
   warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
-  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' },
 } as const;
 type Values = ReturnType<typeof parse>['values'];
 
 const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
 const COMMANDS: Record<string, { options: string[]; args: number }> = {
-  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor'], args: 0 },
+  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor', 'looks', 'no-sequential'], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ['json', 'html'], args: 2 },
   report: { options: ['json', 'html'], args: 1 },
@@ -120,7 +126,7 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
   const opts = {
     repetitions: numberOpt('repetitions', v.repetitions, 1, true), seed: numberOpt('seed', v.seed, 0, true),
     duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0), freezeIdle: !v['no-freeze'],
-    anchor: !v['no-anchor'],
+    anchor: !v['no-anchor'], sequential: !v['no-sequential'], looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'),
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t!.id, t!.label])));
   const read = readBaseline(baselineFile);
@@ -158,11 +164,12 @@ async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number>
 function listCommand(v: Values): number {
   const presets = loadPresets().map((p) => {
     const { scenarios } = resolveScenarios(p.name);
-    const [repetitions, abRepetitions] = [defaultRepetitions(scenarios), defaultRepetitions(scenarios, true, p.pairs)];
-    const seconds = (targets: string[], reps: number) => Math.round(estimateSeconds(buildPlan(scenarios, targets, reps, 1)));
+    const repetitions = defaultRepetitions(scenarios);
+    const ab = abEstimate(scenarios, p.pairs, p.looks);
     return {
       name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id),
-      repetitions, secondsPerTarget: seconds(['candidate'], repetitions), abRepetitions, abSeconds: seconds(['candidate', 'baseline'], abRepetitions),
+      repetitions, secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], repetitions, 1))), abRepetitions: ab.pairs, abSeconds: ab.seconds,
+      ...(ab.looks ? { abLooks: ab.looks, abSecondsFirstLook: ab.firstSeconds, abSecondsCap: ab.capSeconds } : {}),
     };
   });
   const scenarios = catalogueIds().map((id) => {
@@ -177,7 +184,8 @@ function listCommand(v: Values): number {
   const lines = ['Presets:'];
   for (const p of presets) {
     lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), `
-      + `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs) — ${p.description}`);
+      + (p.abLooks ? `~${Math.ceil(p.abSecondsFirstLook! / 60)}–${Math.ceil(p.abSecondsCap! / 60)} min A/B (sequential, ${p.abLooks[0]}–${p.abLooks.at(-1)} pairs; fixed ${p.abRepetitions} pairs ~${Math.ceil(p.abSeconds / 60)} min)`
+        : `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs)`) + ` — ${p.description}`);
   }
   lines.push('', 'Scenarios (warm-up + measured seconds; ×N: variants over the file\'s axes):');
   for (const s of scenarios) {

@@ -9,7 +9,6 @@ import { commentMode } from './github/comment-mode';
 import { annotate } from './github/publish';
 import { drainBeforeSignalExit } from './broker/cleanup';
 
-export { annotate };
 
 export async function run(): Promise<void> {
   const controller = new AbortController();

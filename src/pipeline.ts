@@ -4,10 +4,11 @@
 // the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
 // start) are skipped on every target, with a warning and a note in the report's errors.
 import { randomBytes } from 'node:crypto';
-import type { Baseline, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, Comparison, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';
+import type { Ui } from './schema/ui';
 import { resolveScenarios } from './config/catalogue';
-import { describeError, GateError } from './config/errors';
+import { describeError, GateError } from './schema/errors';
 import { startTarget } from './broker/start';
 import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
@@ -23,6 +24,7 @@ import { defaultRepetitions, trialsNeeded } from './compare/compare';
 import { isRunScope, judge } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
+import { lookAt, type SequentialDesign, sequentialDesign, sequentialSummary } from './compare/sequential';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -55,14 +57,14 @@ export interface RunOptions {
   /** A check without a reference starts the stored baseline's recorded broker next to the
    *  candidate and A/Bs against it (src/broker/anchor.ts); default true. */
   anchor?: boolean;
+  /** A same-run A/B judged at these pairs, each scenario stopping once decided (the last is the
+   *  cap; src/compare/sequential.ts). Default: the preset's `looks` unless `repetitions` is given. */
+  looks?: number[];
+  /** false: the fixed design even where the preset has looks. */
+  sequential?: boolean;
 }
 
-export interface Ui {
-  info(message: string): void;
-  warn(message: string): void;
-  group<T>(name: string, fn: () => Promise<T>): Promise<T>;
-  trialDone(done: number, total: number, trial: TrialResult, etaSeconds: number): void;
-}
+export type { Ui };
 
 export function newRunId(): string {
   return randomBytes(4).toString('hex');
@@ -78,7 +80,10 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   if (anchor) (anchor.degraded ? ui.warn : ui.info)(`Stored baseline: ${anchor.note}.`);
   const opts: RunOptions = { ...given, reference: given.reference ?? anchor?.reference };
   // From the whole selection (not this shard's part), so every shard runs the same n.
-  const repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
+  const looks = opts.reference && opts.sequential !== false ? opts.looks ?? (opts.repetitions === undefined ? selection.looks : undefined) : undefined;
+  let design = looks?.length ? sequentialDesign(looks, selection.scenarios.reduce((m, s) => m + s.gate.length, 0),
+    opts.repetitions ?? defaultRepetitions(selection.scenarios, true, selection.pairs)) : undefined;
+  let repetitions = design ? design.looks.at(-1)! : opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
   let scenarios = shardScenarios(selection.scenarios.map((s) => ({
     ...s,
     durationSeconds: opts.duration ?? s.durationSeconds,
@@ -95,6 +100,8 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   const trialSignal = AbortSignal.any([limit.signal, ...(opts.signal ? [opts.signal] : [])]);
   let planned = 0;
   let focus: Focus | undefined;
+  /** Sequential A/B: scenario id → the pairs it ran when it stopped. */
+  const stopped = new Map<string, number>();
   try {
       for (const spec of [...specs]) {
       const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
@@ -106,6 +113,8 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
         ui.warn(`Stored baseline: ${anchor.note}.`);
         specs.pop();
         opts.reference = undefined;
+        design = undefined;
+        repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, false, selection.pairs);
         return undefined;
       });
       if (!h) continue;
@@ -129,16 +138,27 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
     planned = plan.length;
     focus = focusOn(handles, ui.warn, opts.freezeIdle !== false);
     let remaining = estimateSeconds(plan);
-    ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${repetitions}), about ${Math.round(remaining)} s, seed ${seed}`);
+    ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${repetitions}), about ${Math.round(remaining)} s, seed ${seed}`
+      + (design ? `; group-sequential: each scenario judged after ${design.looks.join(', ')} pairs and stopped once decided` : ''));
     for (const p of plan) {
       if (trialSignal.aborted) break;
+      if (stopped.has(p.scenario.id)) continue;
       const handle = handles[specs.findIndex((s) => s.id === p.target)];
       await focus.on(handle);
       const result = await runTrial(p, handle, runId, trialSignal);
       trials.push(result);
       remaining -= estimateSeconds([p]);
-      ui.trialDone(trials.length, plan.length, result, Math.max(0, remaining));
+      ui.trialDone(trials.length, planned, result, Math.max(0, remaining));
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
+      const look = design && opts.reference && roundDone(trials, p, specs.length)
+        ? lookAt(design, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference) : undefined;
+      if (look?.stop) {
+        stopped.set(p.scenario.id, p.trial + 1);
+        const rest = plan.filter((q) => q.scenario.id === p.scenario.id && q.trial > p.trial);
+        planned -= rest.length;
+        remaining -= estimateSeconds(rest);
+        ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
+      }
     }
     for (const spec of specs) {
       for (const p of unmatchedPolicies(inheritedBy.get(spec.id), trials.filter((t) => t.target === spec.id))) {
@@ -160,7 +180,8 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   const moved = movedTagNote(opts.stored?.anchor, handles.find((h) => h.info.id === opts.candidate.id)?.info);
   if (moved) ui.info(moved);
   const targetNote = [opts.targetNote, anchor?.note, moved].filter(Boolean).join('; ') || undefined;
-  const report = assembleReport({ opts: { ...opts, targetNote }, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true });
+  const report = assembleReport({ opts: { ...opts, targetNote }, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design });
+  if (design && opts.reference) report.sequential = sequentialSummary(design, stopped, (id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)));
   const candInfo = report.targets.find((t) => t.id === report.candidate);
   if (opts.mode === 'refresh' && candInfo) report.anchor = await anchorOf(opts.candidate, candInfo).catch(() => undefined);
   return report;
@@ -214,6 +235,20 @@ interface Assembly {
   started: number;
   /** The idle target was frozen during each trial. */
   frozen: boolean;
+  /** A group-sequential A/B: compared at its nominal level, Bonferroni over the selection. */
+  design?: SequentialDesign;
+}
+
+/** Both targets have run this trial's round of its scenario. */
+function roundDone(trials: TrialResult[], p: { scenario: ScenarioSpec; trial: number }, targets: number): boolean {
+  return trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial).length === targets;
+}
+
+/** One log line for a scenario that stopped at a look: its verdicts and the pairs it took. */
+function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign): string {
+  const k = d.looks.indexOf(pairs) + 1;
+  const verdicts = cs.filter((c) => c.gating).map((c) => `${c.metric} ${c.verdict}`).join(', ');
+  return k === d.looks.length ? `undecided until the cap, ${pairs} pairs (${verdicts})` : `decided at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${verdicts}; its remaining rounds are skipped`;
 }
 
 /** Two targets read back from their brokers: identical in effect, or where they differ. */
@@ -239,7 +274,10 @@ function assembleReport(a: Assembly): RunReport {
   const judgement = judge({
     scenarios: a.scenarios, trials: a.trials, candidate: { id: candidate, ...candSample },
     sameRun: a.opts.reference && {
-      ...a.opts.reference, how: `: both targets ran on this runner, each round's pair back to back${a.frozen ? ', the idle one frozen' : ''}, compared pair by pair`,
+      ...a.opts.reference,
+      how: `: both targets ran on this runner, each round's pair back to back${a.frozen ? ', the idle one frozen' : ''}, compared pair by pair`
+        + (a.design ? `, group-sequential (looks at ${a.design.looks.join(', ')} pairs)` : ''),
+      ...(a.design ? { level: { alpha: a.design.level, bonferroni: a.design.family } } : {}),
     },
     independent: stored && {
       sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },

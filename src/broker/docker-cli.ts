@@ -2,7 +2,7 @@
 // Owns turning "docker is not installed" and "the daemon is not reachable" into GateErrors, and
 // the few typed commands the docker provider and the cleanup net need.
 import { execFile, execFileSync } from 'node:child_process';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 
 export interface DockerResult {
   code: number;

@@ -8,15 +8,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { GateError } from '../config/errors';
-import type { DockerTargetSpec, TargetSpec } from '../schema/types';
+import { GateError } from '../schema/errors';
+import type { DockerTargetSpec } from '../schema/types';
 import { defaultRunId, labelArgs, registerContainer, removeRegistered } from './cleanup';
 import * as cli from './docker-cli';
 import { NODE_ENV_EXPR, parseNodeEnv } from './effective';
 import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
-import type { BrokerHandle, BrokerProvider } from './provider';
+import type { BrokerHandle } from './provider';
 import { restartContainer } from './restart';
 import { maskUrl } from './urls';
 
@@ -338,15 +338,4 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
   } finally {
     await rm(stage, { recursive: true, force: true });
   }
-}
-
-/** The BrokerProvider for `kind: docker` targets. */
-export function createDockerProvider(opts: DockerProviderOptions = {}): BrokerProvider {
-  const runId = opts.runId ?? defaultRunId();
-  return {
-    async start(spec: TargetSpec): Promise<BrokerHandle> {
-      if (spec.kind !== 'docker') throw new GateError(`target ${spec.id} is not a docker target`, { field: 'kind' });
-      return startDocker(spec, { ...opts, runId });
-    },
-  };
 }

@@ -2,7 +2,7 @@
 // server): checks that AMQP accepts a connection and the management API answers, records what
 // the broker is. It starts nothing, so stop() does nothing.
 import amqp from 'amqplib';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import type { UrlTargetSpec } from '../schema/types';
 import { ManagementClient } from './management';
 import type { BrokerHandle } from './provider';

@@ -3,7 +3,7 @@
 // so an idle broker's background work (stats, GC, schedulers spinning down) never shares the
 // runner's cores with the measured one. A runner where freezing fails (no cgroup freezer) is
 // warned about once and then left unfrozen: the run goes on, only noisier.
-import { describeError } from '../config/errors';
+import { describeError } from '../schema/errors';
 import type { BrokerHandle } from './provider';
 
 export interface Focus {

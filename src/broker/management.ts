@@ -1,7 +1,7 @@
 // A minimal RabbitMQ management HTTP API client: broker identity (versions, node memory),
 // per-trial vhosts, queue depths and definitions import. Credentials come from the URL's userinfo
 // and are sent as basic auth, never logged.
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import type { MetadataStore, NodeInfo } from '../schema/types';
 
 export interface BrokerIdentity {

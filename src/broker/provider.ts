@@ -1,8 +1,8 @@
-// The broker stage's contract. A provider turns a TargetSpec into a running, reachable broker
+// The broker stage's contract. A provider (src/broker/start.ts picks one) turns a TargetSpec into a running, reachable broker
 // (attaching to an existing one or starting containers) and removes whatever it started.
 // Later stages only see BrokerHandle: URLs to talk to, the TargetInfo to record, and optional
 // capabilities such as restarting a node (only where this tool started the broker itself).
-import type { TargetInfo, TargetSpec } from '../schema/types';
+import type { TargetInfo } from '../schema/types';
 
 export interface BrokerHandle {
   info: TargetInfo;
@@ -35,6 +35,3 @@ export interface NodeRestart {
   killed: boolean;
 }
 
-export interface BrokerProvider {
-  start(spec: TargetSpec): Promise<BrokerHandle>;
-}

@@ -3,7 +3,7 @@
 // SIGKILL), `docker start`, then the docker provider's own readiness check (AMQP + management).
 // The container keeps its filesystem, so durable queues, policies, users and feature flags (e.g.
 // Khepri enabled by a setup command) survive; the ports are in its config, so URLs stay valid.
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import * as cli from './docker-cli';
 import type { NodeRestart } from './provider';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Baseline, BaselineHistoryEntry, Fingerprint, RunReport, ScenarioSpec, TargetInfo } from '../schema/types';
 import { fingerprintMismatch } from '../metrics/fingerprint';
 import { SCHEMA_VERSION } from '../schema/types';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import { median } from './stats';
 
 /** Refreshes remembered for trend charts; older ones are dropped. */

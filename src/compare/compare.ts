@@ -63,6 +63,12 @@ export interface CompareInput {
   mayNotFail?: string;
   /** Same-run A/B: both samples are indexed by round and compared as pairs. */
   paired?: boolean;
+  /** The level of each one-sided claim (default ALPHA); a sequential look uses its nominal level
+   *  (src/compare/sequential.ts). The CI is then 1 − 2·alpha. */
+  alpha?: number;
+  /** Bonferroni over this many gating metrics instead of Holm over the ones compared here: a
+   *  sequential A/B judges each scenario at its own looks, so the family is the run's, fixed. */
+  bonferroni?: number;
 }
 
 const fmtPct = (r: number) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)} %`;
@@ -75,7 +81,7 @@ export function compareSamples(input: CompareInput): Comparison[] {
     const metrics = [...new Set([...Object.keys(cand), ...Object.keys(ref)])];
     for (const metric of metrics) out.push(compareMetric(s, metric, ref[metric] ?? [], cand[metric] ?? [], input));
   }
-  adjustAndDecide(out, input.mayNotFail);
+  adjustAndDecide(out, input.mayNotFail, input.alpha, input.bonferroni);
   if (input.against === 'stored') {
     const m = out.filter((c) => c.gating && c.pValue !== null).length;
     for (const c of out) {
@@ -125,9 +131,9 @@ function valuesByRound(trials: RunReport['trials'], target: string): Sample['val
 
 /** Same-run A/B: the candidate's trials against the reference target's, paired by round. */
 export function compareSameRun(scenarios: ScenarioSpec[], trials: RunReport['trials'],
-  candidate: { id: string; label: string }, reference: { id: string; label: string }): Comparison[] {
+  candidate: { id: string; label: string }, reference: { id: string; label: string }, level: Pick<CompareInput, 'alpha' | 'bonferroni'> = {}): Comparison[] {
   return compareSamples({
-    scenarios, against: reference.id, paired: true,
+    scenarios, against: reference.id, paired: true, ...level,
     candidate: { label: candidate.label, values: valuesByRound(trials, candidate.id) },
     reference: { label: reference.label, values: valuesByRound(trials, reference.id) },
   });
@@ -166,7 +172,8 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
     if (base.baselineMedian && base.candidateMedian) base.ratio = base.candidateMedian / base.baselineMedian;
     return base;
   }
-  const hl = paired ? hodgesLehmannPairedRatio(x, y, CONFIDENCE) : hodgesLehmannRatio(x, y, CONFIDENCE);
+  const confidence = 1 - 2 * (input.alpha ?? ALPHA);
+  const hl = paired ? hodgesLehmannPairedRatio(x, y, confidence) : hodgesLehmannRatio(x, y, confidence);
   base.pValue = paired ? pairedP(x, y) : mannWhitneyExact(x, y).p;
   if (hl) {
     base.ratio = hl.ratio;
@@ -179,22 +186,22 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
 }
 
 /** Holm across the gating comparisons, then the verdict of each comparison. */
-function adjustAndDecide(cs: Comparison[], mayNotFail?: string): void {
+function adjustAndDecide(cs: Comparison[], mayNotFail?: string, alpha = ALPHA, bonferroni?: number): void {
   const tested = cs.filter((c) => c.pValue !== null && c.gating);
   // With too few trials the exact test cannot reach significance at all: say so, don't pass.
-  const m = tested.length;
+  const m = bonferroni ?? tested.length;
   for (const c of cs) {
-    if (c.pValue === null || minP(c.paired === true, c.nBaseline, c.nCandidate) * (c.gating ? m : 1) < ALPHA) continue;
+    if (c.pValue === null || minP(c.paired === true, c.nBaseline, c.nCandidate) * (c.gating ? m : 1) < alpha) continue;
     const unit = c.paired ? 'pairs' : 'trials';
     c.reason = `too few valid ${unit} to reach significance (n = ${c.nBaseline} + ${c.nCandidate}; with ${m} gating metric${m === 1 ? '' : 's'} at least ${trialsNeeded(m, c.paired)} ${c.paired ? 'pairs' : 'per side'} are needed)`;
     c.pAdjusted = c.gating ? null : c.pValue;
   }
-  const adjusted = holm(tested.map((c) => c.pValue!));
+  const adjusted = bonferroni ? tested.map((c) => Math.min(1, c.pValue! * bonferroni)) : holm(tested.map((c) => c.pValue!));
   tested.forEach((c, i) => { c.pAdjusted = adjusted[i]; });
   for (const c of cs) {
     if (c.pValue === null || c.ratio === null || c.reason) continue;
     if (c.pAdjusted === null) c.pAdjusted = c.pValue;
-    decide(c, mayNotFail);
+    decide(c, mayNotFail, alpha, bonferroni);
   }
 }
 
@@ -203,8 +210,8 @@ function worseness(c: Comparison, r: number): number {
   return c.direction === 'higher' ? 1 / r : r;
 }
 
-function decide(c: Comparison, mayNotFail?: string): void {
-  const significant = c.pAdjusted! < ALPHA;
+function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonferroni?: number): void {
+  const significant = c.pAdjusted! < alpha;
   const limit = 1 + c.tolerance;
   const lo = c.ciLow ?? c.ratio!;
   const hi = c.ciHigh ?? c.ratio!;
@@ -213,7 +220,7 @@ function decide(c: Comparison, mayNotFail?: string): void {
   const w = worseness(c, c.ratio!);
   c.change = !significant ? 'same' : w > 1 ? 'worse' : 'better';
   const test = c.paired ? `paired by round, signed-rank, n = ${c.nCandidate} pairs` : `Mann-Whitney U, n = ${c.nBaseline} + ${c.nCandidate}`;
-  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (Holm, α = ${ALPHA}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${Math.round(CONFIDENCE * 100)} % CI), tolerance ${Math.round(c.tolerance * 100)} %${c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : ''}`;
+  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (${bonferroni ? `Bonferroni over ${bonferroni}` : 'Holm'}, α = ${alpha === ALPHA ? ALPHA : `${fmtP(alpha)} at each look`}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${ciText(alpha)}), tolerance ${Math.round(c.tolerance * 100)} %${c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : ''}`;
   let verdict: Verdict;
   let why: string;
   if (significant && wLo > limit) {
@@ -252,6 +259,8 @@ function moreTrialsHint(c: Comparison, w: number, wLo: number, wHi: number, limi
   return needed > 100 ? ` (resolving it would take over 100 ${unit}: raise the tolerance, or use a quieter runner)`
     : ` (about ${needed} ${unit} would likely resolve it; this run had ${n})`;
 }
+
+const ciText = (alpha: number) => `${+((1 - 2 * alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} % CI`;
 
 function fmtP(p: number): string {
   return p < 0.001 ? p.toExponential(1) : p.toFixed(3);

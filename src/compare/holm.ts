@@ -1,5 +1,5 @@
 // Holm–Bonferroni multiple-comparison adjustment (Holm 1979) for the p-values of one gate
-// run (scenarios × metrics). Pure function, no I/O; re-exported from ./stats.
+// run (scenarios × metrics). Pure function, no I/O.
 
 /**
  * Holm step-down adjusted p-values, returned in the same order as the input.

@@ -11,8 +11,9 @@ export interface JudgeInput {
   scenarios: ScenarioSpec[];
   trials: TrialResult[];
   candidate: Sample & { id: string };
-  /** A target measured in the same run: decides, paired by round; `how` follows its label in decidedBy. */
-  sameRun?: { id: string; label: string; how?: string };
+  /** A target measured in the same run: decides, paired by round; `how` follows its label in
+   *  decidedBy; `level`: a sequential A/B's nominal level and Bonferroni family (sequential.ts). */
+  sameRun?: { id: string; label: string; how?: string; level?: { alpha: number; bonferroni: number } };
   /** A sample from elsewhere (the stored baseline, another run): decides when there is no sameRun. */
   independent?: {
     sample: Sample;
@@ -39,7 +40,7 @@ export function judge(i: JudgeInput): Judgement {
   let comparisons: Comparison[] = [];
   let decidedBy = 'nothing: no baseline to compare with';
   if (i.sameRun) {
-    comparisons = compareSameRun(i.scenarios, i.trials, { id: i.candidate.id, label: i.candidate.label }, i.sameRun);
+    comparisons = compareSameRun(i.scenarios, i.trials, { id: i.candidate.id, label: i.candidate.label }, i.sameRun, i.sameRun.level);
     decidedBy = `same-run A/B against ${i.sameRun.label}${i.sameRun.how ?? ''}`;
   }
   if (i.independent) {

@@ -95,7 +95,7 @@ function signSumCounts(ranks2: readonly number[]): Float64Array {
 }
 
 /** q ↦ P(V ≤ q) under H0 without ties or zeros, for n pairs (ranks 1 … n). */
-function signedRankNullCdf(n: number): (q: number) => number {
+export function signedRankNullCdf(n: number): (q: number) => number {
   const counts = signSumCounts(Array.from({ length: n }, (_, i) => 2 * (i + 1)));
   const max = (n * (n + 1)) / 2;
   const cumulative = new Float64Array(max + 1);

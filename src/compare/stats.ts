@@ -1,13 +1,12 @@
 // Statistics for the compare step (statistics reference, sections 2 and 5), owning:
 // the exact two-sided Mann-Whitney U test, the Hodges-Lehmann ratio of two samples with its
-// distribution-free confidence interval, the smallest attainable U-test p, the median, and
-// (re-exported from ./holm) the Holm-Bonferroni adjustment. Pure functions, no I/O.
+// distribution-free confidence interval, the smallest attainable U-test p and the median (the
+// Holm-Bonferroni adjustment is ./holm). Pure functions, no I/O.
 //
 // Exact distributions come from one dynamic programme over tie groups of the pooled sample,
 // using doubled midranks so every rank sum is an integer. With no ties this is the classical
 // null distribution of U; with ties it is the exact conditional (permutation) distribution
 // given the tie pattern. Above EXACT_WORK_LIMIT the normal approximation is used instead.
-export { holm } from './holm';
 
 export interface MannWhitneyResult {
   /** U for x: #(x_i > y_j) + 0.5·#(x_i = y_j); the same as R's W and SciPy's U1. */

@@ -3,14 +3,17 @@
 import { DEFAULTS } from './defaults';
 import * as core from '@actions/core';
 import type { TargetSpec } from '../schema/types';
-import type { CommentMode } from '../github/comment';
 import { parseShard, type Shard } from '../plan/shard';
-import { GateError } from './errors';
+import { GateError } from '../schema/errors';
+import { parseLooks } from './looks';
 
 /** check/refresh run the matrix; comment posts a finished report (workflow_run); merge combines shards. */
 export const ACTION_MODES = ['check', 'refresh', 'comment', 'merge'] as const;
 export type ActionMode = (typeof ACTION_MODES)[number];
 export type RefreshCommit = 'pr' | 'direct' | 'none';
+
+/** When the pull-request comment is posted (src/github/comment.ts). */
+export type CommentMode = 'always' | 'on-change' | 'never';
 
 export interface ActionSettings {
   scenarios: string;
@@ -22,6 +25,9 @@ export interface ActionSettings {
   failOnRegression: boolean;
   /** check without a reference: start the stored baseline's recorded broker and A/B against it. */
   anchoredBaseline: boolean;
+  /** Same-run A/B: group-sequential where the preset (or `looks`) has looks; false: fixed design. */
+  sequential: boolean;
+  looks?: number[];
   comment: CommentMode;
   token: string;
   name: string;
@@ -144,6 +150,8 @@ export function readActionInputs(): ActionSettings {
     baselineFile: core.getInput('baseline-file') || DEFAULTS.baselineFile,
     failOnRegression: bool('fail-on-regression', DEFAULTS.failOnRegression),
     anchoredBaseline: bool('anchored-baseline', DEFAULTS.anchoredBaseline),
+    sequential: bool('sequential', DEFAULTS.sequential),
+    looks: core.getInput('looks') ? parseLooks(core.getInput('looks'), 'looks') : undefined,
     comment: oneOf('comment', core.getInput('comment') || DEFAULTS.comment, ['always', 'on-change', 'never'] as const),
     token,
     name: core.getInput('name') || DEFAULTS.name,

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import type { ScenarioSpec } from '../schema/types';
-import { GateError } from './errors';
+import { GateError } from '../schema/errors';
 import { packagePath } from './paths';
 import { loadScenarioFile, parseYaml, lineOf, type LoadOptions } from './scenario-file';
 
@@ -21,10 +21,13 @@ export interface Preset {
   /** Pairs a same-run A/B of this preset runs by default: enough for the detection power measured
    *  in docs/statistics.md, not just for significance to be reachable. */
   pairs?: number;
+  /** A same-run A/B of this preset is group-sequential: judged at these pairs, stopping each
+   *  scenario once decided (src/compare/sequential.ts); the last is the cap. */
+  looks?: number[];
 }
 
-/** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs. */
-export interface Selection { name: string; scenarios: ScenarioSpec[]; pairs?: number }
+/** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs and looks. */
+export interface Selection { name: string; scenarios: ScenarioSpec[]; pairs?: number; looks?: number[] }
 
 export function loadPresets(): Preset[] {
   const file = packagePath('scenarios/presets.yml');
@@ -95,7 +98,7 @@ export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadO
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({
       ...s, warmupSeconds: preset.warmup ?? s.warmupSeconds, durationSeconds: preset.duration ?? s.durationSeconds,
     }));
-    return { name: preset.name, scenarios, pairs: preset.pairs };
+    return { name: preset.name, scenarios, pairs: preset.pairs, looks: preset.looks };
   }
   const path = resolve(cwd, v);
   if (/[/\\]|\.ya?ml$/.test(v) || existsSync(path)) {

@@ -6,8 +6,8 @@ import { DEFAULTS } from './defaults';
 import { existsSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { TargetSpec } from '../schema/types';
-import { lineDiff } from '../report/diff';
-import { GateError } from './errors';
+import { lineDiff } from './diff';
+import { GateError } from '../schema/errors';
 import { workingTree } from './file-source';
 import { loadTarget, type LoadedTarget } from './target-file';
 

@@ -2,7 +2,7 @@
 // WorkloadParams, so scenario files can carry the original command verbatim. Unknown flags are
 // errors: silently ignoring one would run a different workload than the user pasted.
 import type { WorkloadParams } from '../schema/types';
-import { GateError, type Where } from './errors';
+import { GateError, type Where } from '../schema/errors';
 
 /** PerfTest's defaults (PerfTest.java), in our vocabulary. */
 export function perfTestDefaults(queue: string): WorkloadParams {

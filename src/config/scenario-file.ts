@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { ChurnSpec, ImportSpec, PhaseSpec, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
 import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
-import { GateError, type Where } from './errors';
+import { GateError, type Where } from '../schema/errors';
 import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
 import { DEFAULT_SCALED, expandAxes, scaleImport, scaleRestart, scaleWorkload, type Axes, type Scalable } from './axes';
 import { packagePath } from './paths';

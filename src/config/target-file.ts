@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { DockerTargetSpec } from '../schema/types';
-import { GateError } from './errors';
+import { GateError } from '../schema/errors';
 import type { FileSource } from './file-source';
 import { packagePath } from './paths';
 import { lineOf, parseYaml } from './scenario-file';

@@ -2,7 +2,7 @@
 // commit and head commit describe it, and decides what to run. Different digests → a same-run
 // A/B of base against head; identical → the head alone against the stored baseline.
 import type { DockerTargetSpec } from '../schema/types';
-import { lineDiff } from '../report/diff';
+import { lineDiff } from './diff';
 import type { FileSource } from './file-source';
 import { loadTarget } from './target-file';
 

@@ -2,7 +2,7 @@
 // on rate limits (429, or 403 with x-ratelimit-remaining: 0) honouring retry-after. API failures
 // become one sentence that says what the token was missing.
 import { getOctokit } from '@actions/github';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 
 const MAX_RETRIES = 3;
 const MAX_WAIT_S = 60;

@@ -9,7 +9,7 @@
 import * as core from '@actions/core';
 import { dirname, join, resolve } from 'node:path';
 import type { ActionSettings } from '../config/action-inputs';
-import { describeError, GateError } from '../config/errors';
+import { describeError, GateError } from '../schema/errors';
 import { renderSummary } from '../report/markdown';
 import { apiError, client } from './client';
 import type { RunContext, WorkflowRunInfo } from './context';

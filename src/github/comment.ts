@@ -2,6 +2,7 @@
 // paging through every comment), then update it in place, or create it on the first run.
 // Comments by anyone else are never touched, even when they quote our marker.
 import type { getOctokit } from '@actions/github';
+import type { CommentMode } from '../config/action-inputs';
 
 type Octokit = ReturnType<typeof getOctokit>;
 
@@ -36,7 +37,6 @@ export async function findOurComment(octokit: Octokit, t: CommentTarget, marker:
   return undefined;
 }
 
-export type CommentMode = 'always' | 'on-change' | 'never';
 
 /**
  * Creates or updates our comment. With 'on-change', a first comment is only created when the

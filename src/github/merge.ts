@@ -3,7 +3,7 @@
 // src/compare/compare.ts, so Holm covers all gating metrics of the whole matrix and there is
 // one verdict, by the same rules as a single run (src/compare/judge.ts).
 import type { Baseline, RunReport } from '../schema/types';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import { storedMismatch, trialValues } from '../compare/baseline-file';
 import { isRunScope, judge } from '../compare/judge';
 
@@ -36,10 +36,12 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
   const referenceId = reports.flatMap((r) => r.comparisons).map((c) => c.against).find((a) => a !== 'stored');
   const reference = referenceId ? targets.find((t) => t.id === referenceId) : undefined;
 
-  // A scenario runs in one shard, so its rounds' pairs were back to back on one runner.
+  // A scenario runs in one shard, so its rounds' pairs were back to back on one runner. Sequential
+  // shards share one design (looks, level, and the whole selection's family): judged by it again.
+  const seq = reports.map((r) => r.sequential).filter((x) => x !== undefined);
   const judgement = judge({
     scenarios, trials, candidate: { id: first.candidate, ...candidate },
-    sameRun: reference,
+    sameRun: reference && { ...reference, ...(seq[0] ? { level: { alpha: seq[0].level, bonferroni: seq[0].family } } : {}) },
     independent: stored && candInfo ? {
       sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
       against: 'stored', what: 'stored baseline', matching: ', recorded on a matching runner',
@@ -61,5 +63,10 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
     ...judgement,
     errors,
     durationSeconds: Math.max(...reports.map((r) => r.durationSeconds)),
+    ...(seq[0] ? {
+      sequential: {
+        ...seq[0], stopped: Object.assign({}, ...seq.map((x) => x.stopped)), savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0),
+      },
+    } : {}),
   };
 }

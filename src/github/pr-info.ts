@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../compare/baseline-file';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import { TOOL } from '../metrics/fingerprint';
 import type { RunContext } from './context';
 

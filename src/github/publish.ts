@@ -10,7 +10,7 @@ import { metricDef } from '../metrics/definitions';
 import { delta } from '../report/format';
 import { marker, renderComment, renderSummary } from '../report/markdown';
 import { writeReportFiles } from '../report/files';
-import { describeError, GateError } from '../config/errors';
+import { describeError, GateError } from '../schema/errors';
 import type { ActionSettings } from '../config/action-inputs';
 import { client, apiError } from './client';
 import { upsertComment } from './comment';

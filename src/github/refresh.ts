@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
 import type { Baseline, RunReport } from '../schema/types';
 import { baselineFromRun, writeBaseline } from '../compare/baseline-file';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import type { ActionSettings } from '../config/action-inputs';
 import { md } from '../report/escape';
 import { num } from '../report/format';

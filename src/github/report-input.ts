@@ -7,7 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import type { RunReport } from '../schema/types';
 import { SCHEMA_VERSION } from '../schema/types';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 import { TOOL } from '../metrics/fingerprint';
 
 const MAX_BYTES = 256 * 1024 * 1024;
@@ -66,7 +66,11 @@ const REPORT_SCHEMA = obj({
   durationSeconds: num,
   effectNote: str,
   effectDiff: list(str),
-}, ['effectNote', 'effectDiff']);
+  sequential: obj({
+    looks: { ...list({ type: 'integer', minimum: 1 }), minItems: 1 }, level: num, family: int, futility: num,
+    stopped: { type: 'object', additionalProperties: int }, fixedPairs: int, savedSeconds: num,
+  }),
+}, ['effectNote', 'effectDiff', 'sequential']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 

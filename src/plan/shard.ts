@@ -3,7 +3,7 @@
 // Pure functions: the same scenarios, n and repetitions always give the same shards; every
 // scenario lands in exactly one shard; greedy longest-first bin packing on expected duration.
 import type { ScenarioSpec } from '../schema/types';
-import { GateError } from '../config/errors';
+import { GateError } from '../schema/errors';
 
 export interface Shard {
   /** 1-based shard number. */

@@ -38,12 +38,32 @@ export function nText(c: Comparison): string {
 }
 
 /** The decision rule in one sentence, naming the test(s) the report's comparisons used. */
-export function ruleText(cs: readonly Comparison[]): string {
+export function ruleText(cs: readonly Comparison[], seq?: RunReport['sequential']): string {
   const tests = [
     ...(cs.some((c) => c.paired) ? ['same-run: the exact Wilcoxon signed-rank test of the log ratios of the rounds\' back-to-back pairs'] : []),
     ...(cs.some((c) => !c.paired) || cs.length === 0 ? [`${cs.some((c) => c.paired) ? 'stored baseline: ' : ''}the exact Mann-Whitney U test`] : []),
   ];
-  return `${tests.join('; ')}, Holm-corrected across gating metrics (α = ${ALPHA}); Δ is the Hodges-Lehmann ratio with its distribution-free ${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound); a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
+  const correction = seq
+    ? `Bonferroni-corrected across the selection's ${seq.family} gating metric${seq.family === 1 ? '' : 's'}, α = ${ALPHA} spent across looks at ${seq.looks.join(', ')} pairs (one-sided level ${seq.level.toFixed(4)} at each, Pocock-type, calibrated on the exact signed-rank distribution; the CI below is at that level)`
+    : `Holm-corrected across gating metrics (α = ${ALPHA})`;
+  return `${tests.join('; ')}, ${correction}; Δ is the Hodges-Lehmann ratio with its distribution-free ${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound); a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
+}
+
+/**
+ * A group-sequential A/B in one sentence, for every format's headline: where each scenario
+ * stopped and the trial time saved against the fixed design; empty otherwise.
+ */
+export function sequentialText(r: RunReport): string {
+  const q = r.sequential;
+  if (!q) return '';
+  const by = new Map<number, string[]>();
+  for (const [id, n] of Object.entries(q.stopped)) by.set(n, [...(by.get(n) ?? []), id]);
+  const cap = q.looks.at(-1)!;
+  const where = [...by.entries()].sort((a, b) => a[0] - b[0])
+    .map(([n, ids]) => `${ids.join(', ')} after ${n} pairs${n === cap ? ' (the cap)' : ` (look ${q.looks.indexOf(n) + 1} of ${q.looks.length})`}`).join('; ');
+  const min = Math.abs(q.savedSeconds) / 60;
+  const time = q.savedSeconds >= 0 ? `${min.toFixed(1)} min of trials saved` : `${min.toFixed(1)} min of trials more`;
+  return `Group-sequential A/B: ${where || 'no scenario finished'}; ${time} against the fixed ${q.fixedPairs} pairs.`;
 }
 
 /** The verdict in words, for every format's headline. */

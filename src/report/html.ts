@@ -6,7 +6,7 @@
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
-import { CI, delta, headlineText, nText, num, ruleText, storedPowerText } from './format';
+import { CI, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
@@ -119,8 +119,8 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 <body><main>
 <header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headlineText(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
-${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}
-<p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons))}</p>
+${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}
+<p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons, r.sequential))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>
 ${measuredSection(r)}

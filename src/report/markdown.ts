@@ -6,8 +6,8 @@ import { isRunScope } from '../compare/judge';
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
-import { fenced } from './diff';
-import { CI, delta, headlineText, nText, num, ruleText, storedPowerText, VERDICT_ICON } from './format';
+import { fenced } from '../config/diff';
+import { CI, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText, VERDICT_ICON } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 
@@ -48,7 +48,7 @@ function environment(r: RunReport): string {
   const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.metadataStore ? `, metadata store ${md(t.metadataStore)}` : ''}${t.image ? `, image ${code(t.image)}` : ''}`).join('; ');
   return [
     `**Decided by:** ${md(r.decidedBy)}.`,
-    `**Rule:** ${ruleText(r.comparisons)}`,
+    `**Rule:** ${ruleText(r.comparisons, r.sequential)}`,
     `**Targets:** ${targets || '–'}`,
     r.targetNote ? `**How they were chosen:** ${md(r.targetNote)}.` : '',
     r.targetDiff ? `<details><summary>How the two targets differ</summary>\n\n${fenced(r.targetDiff, 'diff')}\n\n</details>` : '',
@@ -86,7 +86,9 @@ function invalidTrials(r: RunReport): string {
  *  stored-only comparison could catch. */
 function runNotes(r: RunReport): string {
   const power = storedPowerText(r);
+  const seq = sequentialText(r);
   return r.errors.filter((e) => isRunScope(e.scope)).map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '')
+    + (seq ? `> ${md(seq)}\n` : '')
     + (r.effectNote ? `> ${md(r.effectNote)}\n` : '');
 }
 

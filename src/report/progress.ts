@@ -2,7 +2,7 @@
 // colour is off), one plain line per trial otherwise; each trial's headline figures or why it was
 // invalid.
 import type { TrialResult } from '../schema/types';
-import type { Ui } from '../pipeline';
+import type { Ui } from '../schema/ui';
 import { metricDef } from '../metrics/definitions';
 import { num } from './format';
 import { colorAllowed, paint } from './terminal';

@@ -3,7 +3,7 @@
 // CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { CI, delta, headlineText, nText, num, storedPowerText } from './format';
+import { CI, delta, headlineText, nText, num, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
@@ -54,5 +54,6 @@ export function terminalTable(r: RunReport, color: boolean): string {
     return cells.join('  ').trimEnd();
   });
   const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
-  return [head, ...(power ? [power] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
+  const seq = sequentialText(r);
+  return [head, ...(power ? [power] : []), ...(seq ? [seq] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
 }

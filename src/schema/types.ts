@@ -355,6 +355,25 @@ export interface RunReport {
   durationSeconds: number;
   /** A refresh on a docker target: the broker its trials ran on, to be started again by checks. */
   anchor?: BrokerAnchor;
+  /** A group-sequential same-run A/B: its looks and where each scenario stopped. */
+  sequential?: SequentialSummary;
+}
+
+/** How a sequential A/B went (src/compare/sequential.ts). */
+export interface SequentialSummary {
+  /** Pairs at which each scenario was judged; the last is the cap. */
+  looks: number[];
+  /** The nominal one-sided level of every look (α spent across the looks). */
+  level: number;
+  /** The gating metrics of the whole selection (Bonferroni factor; shards share it). */
+  family: number;
+  /** Futility margin: a scenario also stopped once its CIs ruled out a regression this large. */
+  futility: number;
+  /** scenario id → the pairs it ran when it stopped (decided, or at the cap). */
+  stopped: Record<string, number>;
+  /** The fixed design's pairs this replaces, and the trial time saved against it (negative: spent). */
+  fixedPairs: number;
+  savedSeconds: number;
 }
 
 /**

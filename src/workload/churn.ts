@@ -9,7 +9,7 @@ import type { ChurnSpec, ScenarioSpec } from '../schema/types';
 import { CHURN_METRIC } from '../metrics/definitions';
 import { newHistogram, encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import { ClientPool, generatorLoad, sleep } from './pool';
 import type { WorkloadResult } from './engine';
 

@@ -5,7 +5,7 @@
 import type { Channel } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import { consumeTransport, type ConsumeSetup, type ConsumeTransport } from './transport';
 
 export class Consumer {

@@ -7,7 +7,7 @@ import { STOP } from './stop-reasons';
 import type { ImportSpec, ScenarioSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
 import { SelfLoad } from '../metrics/selfload';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import { generatorLoad } from './pool';
 import type { WorkloadResult } from './engine';
 import type { TrialContext } from './scenario';

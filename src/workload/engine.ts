@@ -12,7 +12,7 @@ import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
 import { generatorLoad } from './pool';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
 import { RateScheduler, scheduleSpread } from './scheduler';

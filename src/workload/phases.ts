@@ -10,7 +10,7 @@ import type { PhaseSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
 import { SeriesSampler, TrialRecorder } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import { Consumer } from './consumer';
 import { Producer } from './producer';
 import { RateScheduler, scheduleSpread } from './scheduler';

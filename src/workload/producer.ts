@@ -12,7 +12,7 @@
 import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import type { RateScheduler } from './scheduler';
 import { publishTransport, type ConfirmSink, type PublishSetup, type PublishTransport } from './transport';
 import { float64s, uint8s } from './wire';

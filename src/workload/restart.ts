@@ -14,7 +14,7 @@ import { ManagementClient } from '../broker/management';
 import { STOP_GRACE_SECONDS } from '../broker/restart';
 import { SelfLoad } from '../metrics/selfload';
 import { restartEstimateSeconds } from '../plan/plan';
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import { connectUrl, generatorLoad, sleep } from './pool';
 import type { WorkloadResult } from './engine';
 import type { TrialContext } from './scenario';

@@ -6,7 +6,7 @@
 // confirm or drain that frees it arrives, and files itself again (producer.ts) — thousands of
 // waiting -c 1 publishers are not polled every tick. Thousands of slow publishers cost one
 // interval timer, not one timer each.
-import { nowMs } from './body';
+import { nowMs } from './clock';
 import type { Producer } from './producer';
 
 export const SLOT_MS = 10;
@@ -26,9 +26,6 @@ export class RateScheduler {
   private readonly wheel = new Map<number, Producer[]>();
   private timer?: NodeJS.Timeout;
   private cursor = 0;
-  /** Producer wake-ups that found a message due but could not send it (window or socket full). */
-  late = 0;
-
   /** Adds a producer publishing every `intervalMs`, its first message at `firstDue`. */
   add(p: Producer, intervalMs: number, firstDue: number): void {
     p.startScheduled(firstDue, intervalMs, this);
@@ -66,8 +63,8 @@ export class RateScheduler {
       if (!due) continue;
       this.wheel.delete(this.cursor);
       for (const p of due) {
-        if (!p.publishDue(now)) this.late++; // parked until a confirm or drain frees it
-        else if (!p.done) this.file(p);
+        // false: parked until a confirm or drain frees it, which re-files it.
+        if (p.publishDue(now) && !p.done) this.file(p);
       }
     }
   };

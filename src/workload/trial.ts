@@ -14,7 +14,7 @@ import { ManagementClient } from '../broker/management';
 import { applyVhostConfig, readVhostConfig, vhostOfUrl } from '../broker/vhost-config';
 import { readQueues } from '../broker/effective';
 import { amqpUrlForVhost, credentials } from '../broker/urls';
-import { describeError } from '../config/errors';
+import { describeError } from '../schema/errors';
 import type { PlannedTrial } from '../plan/plan';
 import type { TrialResult } from '../schema/types';
 import { runWorkload } from './engine';

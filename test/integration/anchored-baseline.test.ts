@@ -62,7 +62,7 @@ describe('anchored baseline', () => {
   it('checked on another runner: the recorded broker is started again and a real regression (+S 2:1) fails the same-run A/B', () => {
     const target = join(tmp, 'slow.yml');
     writeFileSync(target, `label: two schedulers\nimage: ${FLOATING}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
-    const { code, report } = check(['--target', target, '--repetitions', '6', '--duration', '3']);
+    const { code, report } = check(['--target', target, '--repetitions', '6', '--duration', '2']);
     const anchor = report.targets.find((t) => t.id === ANCHOR_ID)!;
     expect(anchor).toMatchObject({ image: imageId(OLD), rabbitmqVersion: '3.10.8' });
     expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker \(rabbitmq-perf-gate\/rabbitmq:anchored-test @ [0-9a-f]{12}\)/);
@@ -79,8 +79,9 @@ describe('anchored baseline', () => {
   });
 
   it('an A/A against the recorded broker does not fail', () => {
-    const { code, report } = check(['--image', FLOATING, '--repetitions', '6', '--duration', '3']);
+    const { code, report } = check(['--image', FLOATING, '--repetitions', '6', '--duration', '2']);
     expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker/);
+    expect(report.sequential).toBeUndefined(); // --repetitions: the fixed design
     expect(report.targetNote).not.toMatch(/names another image/);
     expect(report.verdict).not.toBe('fail');
     expect(code).toBe(0);

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import amqp from 'amqplib';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GateError } from '../../src/config/errors';
+import { GateError } from '../../src/schema/errors';
 import { removeRunContainers } from '../../src/broker/cleanup';
 import { ManagementClient } from '../../src/broker/management';
 import { focusOn } from '../../src/broker/focus';

@@ -1,6 +1,6 @@
 // The fixed-rate scheduler (one timer wheel for every -r / -P producer), with stand-in producers.
 import { describe, expect, it } from 'vitest';
-import { nowMs } from '../../src/workload/body';
+import { nowMs } from '../../src/workload/clock';
 import type { Producer } from '../../src/workload/producer';
 import { RateScheduler, scheduleSpread } from '../../src/workload/scheduler';
 

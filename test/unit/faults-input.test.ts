@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseScenario } from '../../src/config/scenario-file';
 import { resolveScenarios } from '../../src/config/catalogue';
-import { GateError } from '../../src/config/errors';
+import { GateError } from '../../src/schema/errors';
 import { readBaseline } from '../../src/compare/baseline-file';
 import { compareSamples, overallVerdict } from '../../src/compare/compare';
 import { runPipeline } from '../../src/pipeline';

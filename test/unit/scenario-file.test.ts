@@ -2,7 +2,7 @@
 // metadata kinds (churn, import, restart) parse into the specs the engine expects.
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/config/scenario-file';
-import { GateError } from '../../src/config/errors';
+import { GateError } from '../../src/schema/errors';
 import { applyPerfTestArgs, perfTestDefaults } from '../../src/config/perftest-args';
 import { buildPlan, estimateSeconds, trialSeconds } from '../../src/plan/plan';
 

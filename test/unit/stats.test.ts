@@ -3,8 +3,8 @@
 // example from the literature) or from a brute-force enumeration of all C(n+m, n) splits
 // written here independently of the dynamic programme under test.
 import { describe, expect, it } from 'vitest';
+import { holm } from '../../src/compare/holm';
 import {
-  holm,
   hodgesLehmannRatio,
   mannWhitneyExact,
   mannWhitneyNormal,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { gitCommit, restContents, workingTree } from '../../src/config/file-source';
 import { baseVsHead } from '../../src/config/targets';
-import { GateError } from '../../src/config/errors';
+import { GateError } from '../../src/schema/errors';
 import { GitRepo } from '../support/git-repo';
 
 const T = '.github/rabbitmq-perf/target.yml';

@@ -5,8 +5,9 @@ import type { ScenarioSpec, WorkloadParams } from '../schema/types';
 import { METRICS } from '../metrics/definitions';
 import { buildPlan, estimateSeconds, trialSeconds } from '../plan/plan';
 import { defaultRepetitions } from '../compare/compare';
-import { catalogueIds, loadPresets, resolveScenarios } from './catalogue';
-import { PERF_TEST_FLAGS, perfTestDefaults } from './perftest-args';
+import { abEstimate } from '../compare/sequential';
+import { catalogueIds, loadPresets, resolveScenarios } from '../config/catalogue';
+import { PERF_TEST_FLAGS, perfTestDefaults } from '../config/perftest-args';
 
 const FORMAT = `## How a scenario file works
 
@@ -96,11 +97,14 @@ export function renderScenarioDocs(): string {
   out.push('## Presets', '', '| preset | scenarios | default trials: vs stored / A/B (pairs) | minutes: stored check / A/B | ids |', '|---|---|---|---|---|');
   for (const p of loadPresets()) {
     const specs = resolveScenarios(p.name).scenarios;
-    const [alone, ab] = [defaultRepetitions(specs), defaultRepetitions(specs, true, p.pairs)];
-    const min = (targets: string[], reps: number) => Math.ceil(estimateSeconds(buildPlan(specs, targets, reps, 1)) / 60);
-    out.push(`| \`${p.name}\` | ${specs.length} | ${alone} / ${ab} | ~${min(['t'], alone)} / ~${min(['t', 'r'], ab)} | ${p.scenarios.join(', ')} |`);
+    const alone = defaultRepetitions(specs);
+    const ab = abEstimate(specs, p.pairs, p.looks);
+    const min = (s: number) => Math.ceil(s / 60);
+    const seq = ab.looks ? `; sequential ${ab.looks[0]}–${ab.looks.at(-1)}` : '';
+    const abMin = ab.looks ? `~${min(ab.firstSeconds!)}–${min(ab.capSeconds!)} (fixed ~${min(ab.seconds)})` : `~${min(ab.seconds)}`;
+    out.push(`| \`${p.name}\` | ${specs.length} | ${alone} / ${ab.pairs}${seq} | ~${min(estimateSeconds(buildPlan(specs, ['t'], alone, 1)))} / ${abMin} | ${p.scenarios.join(', ')} |`);
   }
-  out.push('', 'Estimates are warm-up + window + 0.5 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take.', '', FORMAT);
+  out.push('', 'Estimates are warm-up + window + 0.5 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take. A sequential A/B (`looks:` in presets.yml) stops each scenario once decided: from every scenario stopping at the first look to all running to the cap (docs/statistics.md).', '', FORMAT);
   out.push('## Metrics', '', '| id | unit | kind | better |', '|---|---|---|---|');
   for (const m of METRICS) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
   out.push('', '## PerfTest flags accepted by `perf-test:`', '');

@@ -1,0 +1,10 @@
+// The generator's clock: epoch milliseconds as a double with sub-microsecond resolution,
+// comparable across worker threads of one machine. Message bodies carry it as their send time
+// (PerfTest's layout, written by src/workload/wire.ts and read back by the consumers).
+import { performance } from 'node:perf_hooks';
+
+const ORIGIN = performance.timeOrigin;
+
+export function nowMs(): number {
+  return ORIGIN + performance.now();
+}

@@ -1,0 +1,55 @@
+// A group-sequential same-run A/B on real containers, through the bundled CLI: a real broker
+// regression (Erlang `+S 2:1` on the candidate, about −21 % on one_fast here) is decided at the
+// first look and the rest of the cap's rounds never run; the report says where it stopped, at
+// which level, and what it saved against the fixed design. (The fixed design with --repetitions:
+// every other A/B test, e.g. anchored-baseline.test.ts.)
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { RunReport } from '../../src/schema/types';
+import { nominalLevel } from '../../src/compare/sequential';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/cli.js');
+const OLD = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
+const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-seq-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, encoding: 'utf8', timeout: 400_000, env: { PATH: process.env.PATH ?? '', HOME: tmp } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('group-sequential A/B', () => {
+  it('+S 2:1 on the candidate: failed at look 1 (8 pairs), the cap\'s remaining rounds skipped, the report says so', () => {
+    writeFileSync(join(tmp, 'slow.yml'), `label: two schedulers\nimage: ${OLD}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
+    const r = cli(['run', '--scenarios', 'one_fast', '--target', 'slow.yml', '--baseline-image', OLD, '--looks', '8,10,12',
+      '--duration', '2', '--warmup', '1', '--seed', '3', '--baseline-file', 'none.json', '--json', '--out', 'out']);
+    expect(r.code, r.stderr).toBe(1);
+    const report: RunReport = JSON.parse(r.stdout);
+    expect(r.stderr).toMatch(/Running 24 trials .*group-sequential: each scenario judged after 8, 10, 12 pairs/);
+    expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate fail; its remaining rounds are skipped/);
+    expect(report.trials).toHaveLength(16);
+    expect(report.sequential).toMatchObject({ looks: [8, 10, 12], family: 1, stopped: { one_fast: 8 } });
+    expect(report.sequential!.level).toBeCloseTo(nominalLevel(0.05, [8, 10, 12]), 10);
+    // Against what a fixed A/B of this selection would run (6 pairs: the fewest that can reach
+    // significance for one metric), these 8 pairs cost a little more: the report says so.
+    expect(report.sequential!.fixedPairs).toBe(6);
+    expect(report.sequential!.savedSeconds).toBeLessThan(0);
+    expect(report.decidedBy).toMatch(/group-sequential \(looks at 8, 10, 12 pairs\)/);
+    const c = report.comparisons.find((x) => x.gating)!;
+    expect(c).toMatchObject({ verdict: 'fail', nCandidate: 8, paired: true });
+    expect(c.reason).toMatch(/Bonferroni over 1, α = 0\.0\d+ at each look/);
+    const summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
+    expect(summary).toMatch(/> Group-sequential A\/B: one\\_fast after 8 pairs \\\(look 1 of 3\\\); [\d.]+ min of trials more against the fixed 6 pairs\./);
+    expect(summary).toMatch(/α = 0\.05 spent across looks at 8, 10, 12 pairs/);
+  });
+
+  it('--looks that are not increasing pair counts: one clear error', () => {
+    const r = cli(['run', '--looks', '8,4', '--baseline-file', 'none.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: .*--looks must be increasing whole numbers of pairs/);
+  });
+});
