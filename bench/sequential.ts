@@ -3,7 +3,9 @@
 // B1 and B2 (the same image at lower docker --cpus: real broker-side slowdowns) — are drawn into
 // gate runs. The fixed design decides once at --fixed pairs with α; the sequential design
 // (src/compare/sequential.ts) looks at --looks with its calibrated nominal level, and each
-// scenario stops at the first look where all its gating metrics are a fail or a pass.
+// scenario stops at the first look where all its gating metrics are a fail or a pass, or their
+// CIs rule out a regression of --futility. --tolerance overrides the gating tolerance (a strict
+// design, e.g. 0.02 with looks up to 64 pairs).
 // Besides the recorded arms, the A/A pairs centred (the run-wide median ratio divided out) and
 // then made worse by --shifts give regressions of a known size. --holm 5 adds four null
 // scenarios drawn from other centred A/A rounds, so Holm's correction and the stopping rule see
@@ -11,6 +13,7 @@
 // Time: pairs × --pair-seconds per scenario (pr: 24 pairs of its five scenarios ≈ 14 min, i.e.
 // ~7 s per scenario pair), broker boots not included.
 //   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power-2026-11-23-pr16.json] [--k 1000]
+//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--futility 0.1] [--tolerance 0.02]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compareSamples, ALPHA } from '../src/compare/compare';
@@ -30,6 +33,7 @@ const { values: o } = parseArgs({
     'pair-seconds': { type: 'string', default: '7' },
     seed: { type: 'string', default: '11' },
     futility: { type: 'string', default: String(DEFAULT_FUTILITY) },
+    tolerance: { type: 'string' },
   },
 });
 const saved = JSON.parse(readFileSync(o.from!, 'utf8')) as { values: Record<string, Record<string, Record<string, number[]>>>; seconds: number; warmup: number };
@@ -39,7 +43,9 @@ const ASKED = o.looks!.split(',').map(Number);
 const CAP = ASKED.at(-1)!;
 const PAIR_S = Number(o['pair-seconds']);
 const FUTILITY = Number(o.futility);
-const base = resolveScenarios('one_fast').scenarios[0];
+const one = resolveScenarios('one_fast').scenarios[0];
+// --tolerance: the gating metric's tolerance (default the scenario's, 5 % for throughput).
+const base: ScenarioSpec = o.tolerance ? { ...one, tolerances: { ...one.tolerances, [one.gate[0]]: Number(o.tolerance) } } : one;
 const METRIC = base.gate[0];
 const rounds = (arm: string) => saved.values[arm][base.id][METRIC];
 const TOTAL = rounds('A').length;
@@ -126,6 +132,7 @@ for (const m of o.holm!.split(',').map(Number)) {
   const d = sequentialDesign(ASKED, m, FIXED);
   console.log(`fixed: ${FIXED} pairs at α = ${ALPHA}, Holm over ${m}; sequential with ${m} gating metric(s): looks at ${d.looks.join(', ')} pairs, Bonferroni over ${m}, nominal one-sided level ${d.level.toFixed(4)} at every look (family rate under the null ${familyRate(d.level, d.looks).toFixed(4)}; the fixed level at every look would give ${familyRate(ALPHA, d.looks).toFixed(3)})`);
 }
+console.log(`tolerance: ${o.tolerance ? `${Number(o.tolerance) * 100} % (--tolerance)` : "the scenario's"}`);
 console.log(`futility: a scenario also stops when every gating CI rules out a regression of ${Math.round(FUTILITY * 100)} % or more (0 = off)`);
 console.log(`time: ${PAIR_S} s per scenario pair (broker boots not included)\n`);
 console.log(['Holm m', 'arm', 'fixed: fail', 'seq: fail', 'seq: pass', 'fixed: min (pairs)', 'seq: median / p90 min', 'seq: gate runs ended after N pairs'].join('\t'));

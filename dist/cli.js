@@ -37,16 +37,16 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-BGNADSE3.js";
+} from "./chunks/chunk-VTRCTDWH.js";
 import {
   GateError,
   describeError
 } from "./chunks/chunk-KYWVVTLW.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
-// src/cli.ts
+// src/cli/shared.ts
 import { readFileSync } from "node:fs";
-import { resolve as resolve2 } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/report/terminal.ts
@@ -100,6 +100,186 @@ ${measuredTable(r, c)}`;
   const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
   const seq = sequentialText(r);
   return [head, ...power ? [power] : [], ...seq ? [seq] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+}
+
+// src/cli/shared.ts
+var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
+
+Usage:
+  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
+  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
+  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
+  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
+  rabbitmq-perf-gate list                   presets and scenarios with expected durations
+
+Options for run and refresh:
+  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
+  --broker-url URL       AMQP URL of the broker to measure (default: ${DEFAULTS.cli.amqpUrl})
+  --management-url URL   its management API (default: ${DEFAULTS.cli.managementUrl})
+  --broker-label NAME    name shown for it (default: broker)
+  --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
+  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-target FILE run only: the same with a target file instead of an image
+  --no-freeze            run only: keep the idle target running during the other's trials (by
+                         default a docker target is frozen while the other one is measured)
+  --looks N,N,\u2026          run only, A/B: group-sequential \u2014 judge each scenario after these many
+                         pairs and stop it once decided; the last is the cap (default: the
+                         preset's looks \u2014 pr: 12,16,24,32 \u2014 unless --repetitions is given)
+  --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
+  --no-anchor            run only: compare with the stored trials even when the baseline records
+                         the broker it was refreshed on (by default that broker is started again
+                         next to the candidate and a same-run A/B decides)
+  --baseline-file F      stored baseline (default: ${DEFAULTS.baselineFile})
+  --repetitions N        trials per scenario and target (default: what the selection's gating
+                         metrics need to reach significance, at least 5; A/B runs compare pairs
+                         and need more; a preset may ask for more still (pr: 24 pairs when
+                         fixed) \u2014 see 'list'); in an A/B it gives the fixed design
+  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
+  --seed N               reproduce a trial order
+  --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
+Output options (run, refresh, compare, report):
+  --json                 print the JSON report instead of a table / Markdown
+  --html FILE            also write the self-contained HTML report (charts, no network needed)
+  -h, --help             this help
+
+Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
+broken environment; 130 interrupted (partial results are still written).
+
+Examples:
+  rabbitmq-perf-gate list
+  rabbitmq-perf-gate run --scenarios smoke --repetitions 3
+  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
+  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
+  rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
+`;
+var OPTIONS = {
+  scenarios: { type: "string" },
+  "broker-url": { type: "string" },
+  "management-url": { type: "string" },
+  "broker-label": { type: "string" },
+  image: { type: "string" },
+  "baseline-image": { type: "string" },
+  target: { type: "string" },
+  "baseline-target": { type: "string" },
+  "baseline-file": { type: "string" },
+  repetitions: { type: "string" },
+  duration: { type: "string" },
+  warmup: { type: "string" },
+  seed: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  html: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  "no-freeze": { type: "boolean" },
+  "no-anchor": { type: "boolean" },
+  looks: { type: "string" },
+  "no-sequential": { type: "boolean" }
+};
+var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
+var COMMANDS = {
+  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor", "looks", "no-sequential"], args: 0 },
+  refresh: { options: RUN_OPTS, args: 0 },
+  compare: { options: ["json", "html"], args: 2 },
+  report: { options: ["json", "html"], args: 1 },
+  list: { options: ["json"], args: 0 }
+};
+function parse(argv) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+function numberOpt(name, v, min, integer = false) {
+  if (v === void 0) return void 0;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < min || integer && !Number.isInteger(n)) {
+    throw new GateError(`must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${v}"`, { field: `--${name}` });
+  }
+  return n;
+}
+function emit(report, v, markdown) {
+  if (v.html) {
+    writeFileAtomic(resolve(v.html), renderHtml(report));
+    process.stderr.write(`HTML report: ${resolve(v.html)}
+`);
+  }
+  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + "\n");
+  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
+  else process.stdout.write(markdown());
+}
+function readResult(file) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new GateError(`cannot read it (${e.code ?? e.message})`, { file });
+  }
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    const pos = /position (\d+)/.exec(e.message);
+    throw new GateError(`not valid JSON (${e.message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split("\n").length : void 0 });
+  }
+  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data };
+  if (data?.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
+    const read = readBaseline(file);
+    if (read.status === "ok") return { baseline: read.baseline };
+    if (read.status === "unusable") throw read.error;
+  }
+  throw new GateError("neither a report.json (trials, scenarios, comparisons) nor a baseline.json", { file }, "pass the report.json of a run or a stored baseline");
+}
+
+// src/cli/run.ts
+import { resolve as resolve3 } from "node:path";
+
+// src/config/cli-targets.ts
+import { existsSync, statSync } from "node:fs";
+import { basename, resolve as resolve2 } from "node:path";
+async function targetFile(option, file, id) {
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new GateError("target file not found", { file, field: `--${option}` }, "give the path of a target file (see docs/targets.md), relative to the current directory");
+  }
+  const t = await loadTarget(workingTree(process.cwd()), file, id);
+  const secrets = Object.entries(t.spec.env ?? {}).filter(([k, x]) => /PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && x && x !== "guest").map(([, x]) => x);
+  const text = secrets.reduce((acc, x) => acc.split(x).join("***"), t.text);
+  return { ...t, text, spec: { ...t.spec, configFiles: t.spec.configFiles.map((f) => resolve2(f)) } };
+}
+async function cliTargets(mode, v) {
+  const url = v["broker-url"] ? "--broker-url" : v["management-url"] ? "--management-url" : void 0;
+  if (v.image && v.target) throw new GateError("cannot be combined with --image: both describe the broker to measure", { field: "--target" }, "keep one of them");
+  if (v["baseline-image"] && v["baseline-target"]) throw new GateError("cannot be combined with --baseline-image: both describe the reference broker", { field: "--baseline-target" }, "keep one of them");
+  for (const opt of ["image", "target"]) {
+    if (v[opt] && url) throw new GateError(`starts its own broker, so it cannot be combined with ${url}`, { field: `--${opt}` }, `drop ${url}, or drop --${opt} to measure the broker at the URL`);
+  }
+  const docker = (id, image) => ({ id, label: image, kind: "docker", image, configFiles: [], nodes: 1, env: {}, setup: [], network: "host" });
+  const candFile = v.target ? await targetFile("target", v.target, "candidate") : void 0;
+  const refFile = mode === "check" && v["baseline-target"] ? await targetFile("baseline-target", v["baseline-target"], "baseline") : void 0;
+  const candidate = candFile ? candFile.spec : v.image ? docker("candidate", v.image) : {
+    id: "candidate",
+    label: v["broker-label"] ?? DEFAULTS.brokerLabel,
+    kind: "url",
+    amqpUrl: v["broker-url"] ?? DEFAULTS.cli.amqpUrl,
+    managementUrl: v["management-url"] ?? DEFAULTS.cli.managementUrl
+  };
+  if ((v.image || v.target) && v["broker-label"]) candidate.label = v["broker-label"];
+  const reference = refFile ? refFile.spec : mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
+  if (reference && reference.label === candidate.label) {
+    reference.label = `${reference.label} (${refFile ? basename(v["baseline-target"]) : "baseline"})`;
+    candidate.label = `${candidate.label} (${candFile ? basename(v.target) : "candidate"})`;
+  }
+  if (!candFile && !refFile) return { candidate, reference };
+  const describe = (file, t) => file ?? (t.kind === "docker" ? `image ${t.image}` : `the broker at --broker-url (${t.label})`);
+  const note = reference ? `${describe(v.target, candidate)} against ${describe(v["baseline-target"], reference)}${candFile && refFile && candFile.digest === refFile.digest ? " \u2014 identical descriptions: an A/A run" : ""}` : `${v.target} against the stored baseline`;
+  const diff = candFile && refFile && candFile.digest !== refFile.digest ? lineDiff(refFile.text, candFile.text) : void 0;
+  return { candidate, reference, note, diff };
+}
+function runIdFromEnv() {
+  const id = process.env.RABBITMQ_PERF_GATE_RUN_ID;
+  if (!id) return void 0;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new GateError(`is "${id}"`, { field: "RABBITMQ_PERF_GATE_RUN_ID" }, "use up to 64 letters, digits, - or _");
+  return id;
 }
 
 // src/report/progress.ts
@@ -170,158 +350,9 @@ function terminalUi(labels) {
   };
 }
 
-// src/config/cli-targets.ts
-import { existsSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
-async function targetFile(option, file, id) {
-  if (!existsSync(file) || !statSync(file).isFile()) {
-    throw new GateError("target file not found", { file, field: `--${option}` }, "give the path of a target file (see docs/targets.md), relative to the current directory");
-  }
-  const t = await loadTarget(workingTree(process.cwd()), file, id);
-  const secrets = Object.entries(t.spec.env ?? {}).filter(([k, x]) => /PASS|SECRET|TOKEN|COOKIE|KEY/i.test(k) && x && x !== "guest").map(([, x]) => x);
-  const text = secrets.reduce((acc, x) => acc.split(x).join("***"), t.text);
-  return { ...t, text, spec: { ...t.spec, configFiles: t.spec.configFiles.map((f) => resolve(f)) } };
-}
-async function cliTargets(mode, v) {
-  const url = v["broker-url"] ? "--broker-url" : v["management-url"] ? "--management-url" : void 0;
-  if (v.image && v.target) throw new GateError("cannot be combined with --image: both describe the broker to measure", { field: "--target" }, "keep one of them");
-  if (v["baseline-image"] && v["baseline-target"]) throw new GateError("cannot be combined with --baseline-image: both describe the reference broker", { field: "--baseline-target" }, "keep one of them");
-  for (const opt of ["image", "target"]) {
-    if (v[opt] && url) throw new GateError(`starts its own broker, so it cannot be combined with ${url}`, { field: `--${opt}` }, `drop ${url}, or drop --${opt} to measure the broker at the URL`);
-  }
-  const docker = (id, image) => ({ id, label: image, kind: "docker", image, configFiles: [], nodes: 1, env: {}, setup: [], network: "host" });
-  const candFile = v.target ? await targetFile("target", v.target, "candidate") : void 0;
-  const refFile = mode === "check" && v["baseline-target"] ? await targetFile("baseline-target", v["baseline-target"], "baseline") : void 0;
-  const candidate = candFile ? candFile.spec : v.image ? docker("candidate", v.image) : {
-    id: "candidate",
-    label: v["broker-label"] ?? DEFAULTS.brokerLabel,
-    kind: "url",
-    amqpUrl: v["broker-url"] ?? DEFAULTS.cli.amqpUrl,
-    managementUrl: v["management-url"] ?? DEFAULTS.cli.managementUrl
-  };
-  if ((v.image || v.target) && v["broker-label"]) candidate.label = v["broker-label"];
-  const reference = refFile ? refFile.spec : mode === "check" && v["baseline-image"] ? docker("baseline", v["baseline-image"]) : void 0;
-  if (reference && reference.label === candidate.label) {
-    reference.label = `${reference.label} (${refFile ? basename(v["baseline-target"]) : "baseline"})`;
-    candidate.label = `${candidate.label} (${candFile ? basename(v.target) : "candidate"})`;
-  }
-  if (!candFile && !refFile) return { candidate, reference };
-  const describe = (file, t) => file ?? (t.kind === "docker" ? `image ${t.image}` : `the broker at --broker-url (${t.label})`);
-  const note = reference ? `${describe(v.target, candidate)} against ${describe(v["baseline-target"], reference)}${candFile && refFile && candFile.digest === refFile.digest ? " \u2014 identical descriptions: an A/A run" : ""}` : `${v.target} against the stored baseline`;
-  const diff = candFile && refFile && candFile.digest !== refFile.digest ? lineDiff(refFile.text, candFile.text) : void 0;
-  return { candidate, reference, note, diff };
-}
-function runIdFromEnv() {
-  const id = process.env.RABBITMQ_PERF_GATE_RUN_ID;
-  if (!id) return void 0;
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new GateError(`is "${id}"`, { field: "RABBITMQ_PERF_GATE_RUN_ID" }, "use up to 64 letters, digits, - or _");
-  return id;
-}
-
-// src/cli.ts
-var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
-
-Usage:
-  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
-  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
-  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
-  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
-  rabbitmq-perf-gate list                   presets and scenarios with expected durations
-
-Options for run and refresh:
-  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
-  --broker-url URL       AMQP URL of the broker to measure (default: ${DEFAULTS.cli.amqpUrl})
-  --management-url URL   its management API (default: ${DEFAULTS.cli.managementUrl})
-  --broker-label NAME    name shown for it (default: broker)
-  --image IMG            measure a broker started from this Docker image instead of --broker-url
-  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
-  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
-  --baseline-target FILE run only: the same with a target file instead of an image
-  --no-freeze            run only: keep the idle target running during the other's trials (by
-                         default a docker target is frozen while the other one is measured)
-  --looks N,N,\u2026          run only, A/B: group-sequential \u2014 judge each scenario after these many
-                         pairs and stop it once decided; the last is the cap (default: the
-                         preset's looks, e.g. pr 8,12,16,24,32, unless --repetitions is given)
-  --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
-  --no-anchor            run only: compare with the stored trials even when the baseline records
-                         the broker it was refreshed on (by default that broker is started again
-                         next to the candidate and a same-run A/B decides)
-  --baseline-file F      stored baseline (default: ${DEFAULTS.baselineFile})
-  --repetitions N        trials per scenario and target (default: what the selection's gating
-                         metrics need to reach significance, at least 5; A/B runs compare pairs
-                         and need more; a preset may ask for more still (pr: 24 pairs) \u2014 see 'list')
-  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
-  --seed N               reproduce a trial order
-  --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
-Output options (run, refresh, compare, report):
-  --json                 print the JSON report instead of a table / Markdown
-  --html FILE            also write the self-contained HTML report (charts, no network needed)
-  -h, --help             this help
-
-Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
-broken environment; 130 interrupted (partial results are still written).
-
-Examples:
-  rabbitmq-perf-gate list
-  rabbitmq-perf-gate run --scenarios smoke --repetitions 3
-  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
-  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
-  rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
-  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
-  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
-  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
-`;
-var OPTIONS = {
-  scenarios: { type: "string" },
-  "broker-url": { type: "string" },
-  "management-url": { type: "string" },
-  "broker-label": { type: "string" },
-  image: { type: "string" },
-  "baseline-image": { type: "string" },
-  target: { type: "string" },
-  "baseline-target": { type: "string" },
-  "baseline-file": { type: "string" },
-  repetitions: { type: "string" },
-  duration: { type: "string" },
-  warmup: { type: "string" },
-  seed: { type: "string" },
-  out: { type: "string" },
-  json: { type: "boolean" },
-  html: { type: "string" },
-  help: { type: "boolean", short: "h" },
-  "no-freeze": { type: "boolean" },
-  "no-anchor": { type: "boolean" },
-  looks: { type: "string" },
-  "no-sequential": { type: "boolean" }
-};
-var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
-var COMMANDS = {
-  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor", "looks", "no-sequential"], args: 0 },
-  refresh: { options: RUN_OPTS, args: 0 },
-  compare: { options: ["json", "html"], args: 2 },
-  report: { options: ["json", "html"], args: 1 },
-  list: { options: ["json"], args: 0 }
-};
-function numberOpt(name, v, min, integer = false) {
-  if (v === void 0) return void 0;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < min || integer && !Number.isInteger(n)) {
-    throw new GateError(`must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${v}"`, { field: `--${name}` });
-  }
-  return n;
-}
-function emit(report, v, markdown) {
-  if (v.html) {
-    writeFileAtomic(resolve2(v.html), renderHtml(report));
-    process.stderr.write(`HTML report: ${resolve2(v.html)}
-`);
-  }
-  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + "\n");
-  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
-  else process.stdout.write(markdown());
-}
+// src/cli/run.ts
 async function runCommand(mode, v) {
-  const baselineFile = resolve2(v["baseline-file"] ?? DEFAULTS.baselineFile);
+  const baselineFile = resolve3(v["baseline-file"] ?? DEFAULTS.baselineFile);
   const { candidate, reference, note, diff } = await cliTargets(mode, v);
   const runId = runIdFromEnv();
   resolveScenarios(v.scenarios ?? DEFAULTS.scenarios);
@@ -353,7 +384,7 @@ async function runCommand(mode, v) {
     process.off("SIGTERM", abort);
   }
   const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
-  const files = writeReportFiles(resolve2(v.out ?? DEFAULTS.reportDir), report, summary);
+  const files = writeReportFiles(resolve3(v.out ?? DEFAULTS.reportDir), report, summary);
   if (mode === "refresh" && !controller.signal.aborted) {
     if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
     writeBaseline(baselineFile, baselineFromRun(report, stored));
@@ -367,6 +398,8 @@ async function runCommand(mode, v) {
   }
   return report.verdict === "fail" ? 1 : 0;
 }
+
+// src/cli/list.ts
 function listCommand(v) {
   const presets = loadPresets().map((p) => {
     const { scenarios: scenarios2 } = resolveScenarios(p.name);
@@ -406,28 +439,8 @@ function listCommand(v) {
   process.stdout.write(lines.join("\n") + "\n");
   return 0;
 }
-function readResult(file) {
-  let text;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new GateError(`cannot read it (${e.code ?? e.message})`, { file });
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    const pos = /position (\d+)/.exec(e.message);
-    throw new GateError(`not valid JSON (${e.message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split("\n").length : void 0 });
-  }
-  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data };
-  if (data?.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
-    const read = readBaseline(file);
-    if (read.status === "ok") return { baseline: read.baseline };
-    if (read.status === "unusable") throw read.error;
-  }
-  throw new GateError("neither a report.json (trials, scenarios, comparisons) nor a baseline.json", { file }, "pass the report.json of a run or a stored baseline");
-}
+
+// src/cli/report.ts
 function reportCommand(file, v) {
   const { report } = readResult(file);
   if (!report) throw new GateError("this is a baseline.json, not a report", { file }, `compare a run with it: rabbitmq-perf-gate compare REPORT.json ${file}`);
@@ -465,9 +478,8 @@ function compareCommand(files, v) {
   emit(report, v, () => renderSummary(report, { name: "rabbitmq-perf-gate" }));
   return report.verdict === "fail" ? 1 : 0;
 }
-function parse(argv) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-}
+
+// src/cli.ts
 function usageError(message) {
   process.stderr.write(`error: ${message} (see "rabbitmq-perf-gate --help")
 `);

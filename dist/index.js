@@ -48,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-BGNADSE3.js";
+} from "./chunks/chunk-VTRCTDWH.js";
 import {
   GateError,
   describeError,

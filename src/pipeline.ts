@@ -2,7 +2,10 @@
 // compare. It resolves scenarios, starts (or attaches to) every target, runs the interleaved
 // trial plan, always stops what it started, and returns one RunReport. Reporting and GitHub are
 // the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
-// start) are skipped on every target, with a warning and a note in the report's errors.
+// start) are skipped on every target, with a warning and a note in the report's errors. A check
+// with an anchored stored baseline and no reference starts the baseline's broker as its reference
+// (src/broker/anchor.ts); a same-run A/B with looks stops each scenario once decided
+// (src/compare/sequential.ts).
 import { randomBytes } from 'node:crypto';
 import type { Baseline, Comparison, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';
@@ -103,7 +106,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   /** Sequential A/B: scenario id → the pairs it ran when it stopped. */
   const stopped = new Map<string, number>();
   try {
-      for (const spec of [...specs]) {
+    for (const spec of [...specs]) {
       const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
         const logs = containerLogsOf(err);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
@@ -244,11 +247,15 @@ function roundDone(trials: TrialResult[], p: { scenario: ScenarioSpec; trial: nu
   return trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial).length === targets;
 }
 
-/** One log line for a scenario that stopped at a look: its verdicts and the pairs it took. */
+/** One log line for a scenario that stopped at a look: its verdicts, why, and the pairs it took. */
 function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign): string {
   const k = d.looks.indexOf(pairs) + 1;
-  const verdicts = cs.filter((c) => c.gating).map((c) => `${c.metric} ${c.verdict}`).join(', ');
-  return k === d.looks.length ? `undecided until the cap, ${pairs} pairs (${verdicts})` : `decided at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${verdicts}; its remaining rounds are skipped`;
+  const gating = cs.filter((c) => c.gating);
+  const verdicts = gating.map((c) => `${c.metric} ${c.verdict}`).join(', ');
+  if (k === d.looks.length) return `ran to the cap, ${pairs} pairs: ${verdicts}`;
+  const why = gating.every((c) => c.verdict === 'fail' || c.verdict === 'pass') ? 'decided'
+    : `stopped for futility (every CI rules out a regression of ${Math.round(d.futility * 100)} % or more)`;
+  return `${why} at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${verdicts}; its remaining rounds are skipped`;
 }
 
 /** Two targets read back from their brokers: identical in effect, or where they differ. */

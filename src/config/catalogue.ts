@@ -24,6 +24,8 @@ export interface Preset {
   /** A same-run A/B of this preset is group-sequential: judged at these pairs, stopping each
    *  scenario once decided (src/compare/sequential.ts); the last is the cap. */
   looks?: number[];
+  /** Tolerance of every gating metric of the preset's scenarios, as a fraction (strict: 0.02). */
+  tolerance?: number;
 }
 
 /** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs and looks. */
@@ -97,6 +99,7 @@ export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadO
   if (preset) {
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({
       ...s, warmupSeconds: preset.warmup ?? s.warmupSeconds, durationSeconds: preset.duration ?? s.durationSeconds,
+      tolerances: preset.tolerance === undefined ? s.tolerances : { ...s.tolerances, ...Object.fromEntries(s.gate.map((m) => [m, preset.tolerance!])) },
     }));
     return { name: preset.name, scenarios, pairs: preset.pairs, looks: preset.looks };
   }

@@ -380,20 +380,13 @@ export interface SequentialSummary {
  * The broker a baseline's trials ran on, recorded by `refresh` so that a later `check` can start
  * it again next to its candidate and decide by a same-run A/B (src/broker/anchor.ts).
  */
-export interface BrokerAnchor {
-  /** The image as the target declared it (a tag may move later). */
-  image: string;
+export interface BrokerAnchor extends Pick<DockerTargetSpec, 'image' | 'nodes' | 'env' | 'cpus' | 'memory' | 'setup' | 'network'> {
+  // `image` is as the target declared it (a tag may move later); in `env`, values of
+  // secret-looking names are stored as "***" and replaced by fresh random values when the
+  // broker is started again.
   /** What the tag named at the refresh: the image ID (sha256:…) and its registry digests. */
   imageId: string;
   repoDigests: string[];
-  nodes: number;
-  /** The target's env; values of secret-looking names are stored as "***" and replaced by fresh
-   *  random values when the broker is started again. */
-  env: Record<string, string>;
-  cpus?: number;
-  memory?: string;
-  setup: string[];
-  network: 'host' | 'bridge';
   /** Config files by name (the provider lays them out by basename), content in base64. */
   configFiles: Array<{ name: string; base64: string }>;
   configDigest?: string;

@@ -11,7 +11,7 @@ import { newHistogram, encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './clock';
 import { ClientPool, generatorLoad, sleep } from './pool';
-import type { WorkloadResult } from './engine';
+import type { WorkloadResult } from './types';
 
 type Op = () => Promise<void>;
 

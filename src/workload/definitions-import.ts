@@ -9,8 +9,8 @@ import { ManagementClient } from '../broker/management';
 import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './clock';
 import { generatorLoad } from './pool';
-import type { WorkloadResult } from './engine';
-import type { TrialContext } from './scenario';
+import type { WorkloadResult } from './types';
+import type { TrialContext } from './types';
 
 /** One import may take this long before the trial gives up (Mnesia: minutes for 100k objects). */
 const IMPORT_TIMEOUT_MS = 600_000;

@@ -7,7 +7,7 @@
 // which the socket is destroyed.
 import { STOP } from './stop-reasons';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import type { ScenarioSpec, SeriesPoint, GeneratorLoad } from '../schema/types';
+import type { GeneratorLoad, ScenarioSpec } from '../schema/types';
 import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
@@ -19,18 +19,13 @@ import { RateScheduler, scheduleSpread } from './scheduler';
 import { decidedWirePath, demoteToPlain, wirePath } from './wire-check';
 import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
 import { declareTopology, routingKeyFor } from './topology';
-import { needsScenarioRunner, runScenario, type TrialContext, type WindowHooks } from './scenario';
+import { needsScenarioRunner, runScenario } from './scenario';
+import type { TrialContext, WindowHooks, WorkloadResult } from './types';
+
+export type { WorkloadResult };
 
 const wirePathName = (): string => decidedWirePath()?.path ?? 'undecided';
 
-export interface WorkloadResult {
-  metrics: Record<string, number>;
-  series: SeriesPoint[];
-  histograms: Record<string, string>;
-  generator: GeneratorLoad;
-  valid: boolean;
-  invalidReason?: string;
-}
 
 /** How many connections are opened at once when a workload has thousands of clients. */
 const OPEN_CONCURRENCY = 32;

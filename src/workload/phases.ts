@@ -16,7 +16,7 @@ import { Producer } from './producer';
 import { RateScheduler, scheduleSpread } from './scheduler';
 import { declareTopology, routingKeyFor } from './topology';
 import { ClientPool, generatorLoad, mapLimit, OPEN_CONCURRENCY, readyDepth, sleep } from './pool';
-import type { WorkloadResult } from './engine';
+import type { WorkloadResult } from './types';
 
 /** A drain still running after this long makes the trial invalid (it stays inside the trial's time limit). */
 export const DRAIN_LIMIT_SECONDS = 60;

@@ -16,8 +16,8 @@ import { SelfLoad } from '../metrics/selfload';
 import { restartEstimateSeconds } from '../plan/plan';
 import { nowMs } from './clock';
 import { connectUrl, generatorLoad, sleep } from './pool';
-import type { WorkloadResult } from './engine';
-import type { TrialContext } from './scenario';
+import type { WorkloadResult } from './types';
+import type { TrialContext } from './types';
 
 /** Declaring the queues may take this long (Mnesia: minutes for 100k queues). */
 const DECLARE_TIMEOUT_MS = 600_000;

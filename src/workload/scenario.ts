@@ -7,32 +7,14 @@
 import amqp from 'amqplib';
 import type { ScenarioSpec, SetupSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
-import type { BrokerHandle } from '../broker/provider';
 import { runChurn } from './churn';
 import { runImport } from './definitions-import';
 import { runPhases } from './phases';
 import { runRestart } from './restart';
 import { ClientPool, connectUrl, readyDepth } from './pool';
 import { queueNames } from './topology';
-import type { WorkloadResult } from './engine';
-
-/** Where the trial runs, for what needs the management API, and the target's capabilities. */
-export interface TrialContext {
-  managementUrl: string;
-  vhost: string;
-  /** The target's node restart (restart scenarios); absent where the broker may not be restarted. */
-  restartNode?: BrokerHandle['restartNode'];
-}
-
-/** Called by the steady engine at the measured window's edges. */
-export interface WindowHooks {
-  /** As the window opens (not awaited). */
-  windowStart?(): void;
-  /** As the window closes, before producers stop: extra metrics and a reason to invalidate. */
-  windowEnd?(window: { published: number; consumed: number; seconds: number }): Promise<{ metrics?: Record<string, number>; invalidReason?: string }>;
-}
-
-export type SteadyRunner = (spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks) => Promise<WorkloadResult>;
+import type { ScenarioKind } from '../schema/types';
+import type { SteadyRunner, TrialContext, WindowHooks, WorkloadResult } from './types';
 
 /** Fixed-rate runs with consumers must not build a backlog across the window. */
 export function backlogChecked(spec: ScenarioSpec): boolean {
@@ -45,16 +27,27 @@ export function needsScenarioRunner(spec: ScenarioSpec): boolean {
   return (spec.kind ?? 'messaging') !== 'messaging' || Boolean(spec.setup) || backlogChecked(spec);
 }
 
+/** The runner of each scenario kind besides the steady PerfTest run, and whether it needs the
+ *  management API (the trial's context). One entry per kind: a new kind is a new row. */
+interface KindRunner {
+  needsContext: boolean;
+  run(spec: ScenarioSpec, amqpUrl: string, ctx: TrialContext, signal: AbortSignal | undefined): Promise<WorkloadResult>;
+}
+const RUNNERS: Record<Exclude<ScenarioKind, 'messaging'>, KindRunner> = {
+  import: { needsContext: true, run: (spec, _url, ctx, signal) => runImport(spec, ctx, signal) },
+  restart: { needsContext: true, run: (spec, url, ctx, signal) => runRestart(spec, url, ctx, signal) },
+  churn: { needsContext: false, run: (spec, url, _ctx, signal) => runChurn(spec, url, signal) },
+  phases: { needsContext: false, run: (spec, url, _ctx, signal) => runPhases(spec, url, signal) },
+};
+
 export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined,
   ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
-  if ((spec.setup || spec.kind === 'import' || spec.kind === 'restart') && !ctx) {
+  const runner = spec.kind && spec.kind !== 'messaging' ? RUNNERS[spec.kind] : undefined;
+  if ((spec.setup || runner?.needsContext) && !ctx) {
     throw new Error(`scenario ${spec.id} needs the management API (policies or definitions) but the trial has no management URL`);
   }
   if (spec.setup) await applySetup(spec.setup, amqpUrl, ctx!);
-  if (spec.kind === 'import') return runImport(spec, ctx!, signal);
-  if (spec.kind === 'restart') return runRestart(spec, amqpUrl, ctx!, signal);
-  if (spec.kind === 'churn') return runChurn(spec, amqpUrl, signal);
-  if (spec.kind === 'phases') return runPhases(spec, amqpUrl, signal);
+  if (runner) return runner.run(spec, amqpUrl, ctx as TrialContext, signal);
   return runWithChecks(spec, amqpUrl, signal, steady);
 }
 

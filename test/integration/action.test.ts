@@ -1,6 +1,6 @@
 // The bundled action run as the Actions runner runs it, against the real broker and the local
 // GitHub REST server (every request and response validated against GitHub's OpenAPI description).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGitHubServer, type GitHubServer } from '../support/github-server';
@@ -18,8 +18,11 @@ beforeAll(async () => {
   // Someone else quoting our marker: must be left alone.
   gh.state.addComment(REPO, 2, { body: 'copied: <!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->', user: 'Codertocat' });
 });
-afterAll(async () => {
+afterEach(() => {
+  // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
   expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
   await gh.close();
 });
 

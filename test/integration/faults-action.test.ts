@@ -4,7 +4,7 @@
 // verdict (inconclusive when data is missing) and no container left behind. Runs that measure use
 // the shared broker briefly (1 trial of 1 s); faults that need a broker of their own are in
 // faults-broker.test.ts and faults-hang.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,8 +23,11 @@ beforeAll(async () => {
   gh = await startGitHubServer({ token: TOKEN, repo: REPO });
   gh.state.addPull(REPO, { head: 'changes', number: 2 });
 });
-afterAll(async () => {
+afterEach(() => {
+  // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
   expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
   await gh.close();
 });
 

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASELINE, baselineText, containersOfRun, docker, expectNoSecret, runWithFault, type FaultRun } from './faults-support';
+import { BASELINE, baselineText, containersOfRun, docker, expectNoSecret, runWithFault, type FaultRun } from '../support/faults';
 
 const inputs = { scenarios: 'smoke', repetitions: '4', duration: '2', warmup: '0.5', seed: '1' };
 const runs: FaultRun[] = [];

@@ -4,12 +4,12 @@
 // how many trials ran and why it stopped, the verdict is inconclusive and the step fails. A
 // SIGTERM to the running dist/index.js (a cancelled workflow) removes the containers and writes
 // what ran; the stored baseline is never touched.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGitHubServer, type GitHubServer } from '../support/github-server';
 import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
-import { BASELINE, baselineText, containersOfRun, docker, expectNoSecret, faultWorkspace, runWithFault, type FaultRun } from './faults-support';
+import { BASELINE, baselineText, containersOfRun, docker, expectNoSecret, faultWorkspace, runWithFault, type FaultRun } from '../support/faults';
 
 const TOKEN = 'ghs_perfgatehangtoken';
 const REPO = 'Codertocat/Hello-World';
@@ -19,9 +19,12 @@ beforeAll(async () => {
   gh = await startGitHubServer({ token: TOKEN, repo: REPO });
   gh.state.addPull(REPO, { head: 'changes', number: 2 });
 });
+afterEach(() => {
+  // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
+  expect(gh.violations).toEqual([]);
+});
 afterAll(async () => {
   for (const r of runs) for (const c of containersOfRun(r.runId)) docker('rm', '-f', '-v', c);
-  expect(gh.violations).toEqual([]);
   await gh.close();
 });
 

@@ -4,7 +4,7 @@
 // the REST API and updates the one sticky comment (found on page 2 of 150 comments), leaving
 // other users' comments alone. Forged or malformed artifacts, oversized reports and API errors
 // (403, 404, 429 with retry-after) are covered too. Every request is checked against GitHub's spec.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +36,11 @@ beforeAll(async () => {
   gh.state.addComment(REPO, 2, { body: `quoting the bot: ${MARKER} haha`, user: 'mallory' });
   for (let i = 0; i < 28; i++) gh.state.addComment(REPO, 2, { body: `later note ${i}`, user: 'carol' });
 });
-afterAll(async () => {
+afterEach(() => {
+  // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
   expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
   await gh.close();
 });
 

@@ -3,7 +3,7 @@
 // rabbitmq-perf-gate/baseline-refresh carrying exactly the bytes writeBaseline wrote, the next
 // refresh updates that same PR; `direct` commits to the default branch; a read-only token fails
 // with a clear message. Every request is checked against GitHub's OpenAPI description.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGitHubServer, type GitHubServer } from '../support/github-server';
@@ -23,9 +23,12 @@ beforeAll(async () => {
   gh = await startGitHubServer({ token: TOKEN, repo: REPO });
   gh.addToken(READ_ONLY, { readOnly: true });
 });
-afterAll(async () => {
+afterEach(() => {
+  // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
   expect(gh.violations).toEqual([]);
   expect(gh.warnings).toEqual([]);
+});
+afterAll(async () => {
   await gh.close();
 });
 

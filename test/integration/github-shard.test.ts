@@ -3,7 +3,7 @@
 // on a pull request (neither comments), and `mode: merge` combining their reports into one
 // report whose comparisons are re-run over all trials (Holm across every gating metric), one
 // verdict and one sticky comment. Duplicate shards are refused with a clear error.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGitHubServer, type GitHubServer } from '../support/github-server';
@@ -52,8 +52,11 @@ beforeAll(async () => {
   gh = await startGitHubServer({ token: TOKEN, repo: REPO });
   gh.state.addPull(REPO, { head: 'changes', number: 2 });
 });
-afterAll(async () => {
+afterEach(() => {
+  // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
   expect(gh.violations).toEqual([]);
+});
+afterAll(async () => {
   await gh.close();
 });
 

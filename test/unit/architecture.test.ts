@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 /** Stages in dependency order: a module may import from its own stage and the ones before it. */
-const ORDER = ['schema', 'metrics', 'plan', 'config', 'broker', 'workload', 'compare', 'report', 'pipeline', 'github', 'front end'];
+const ORDER = ['schema', 'metrics', 'plan', 'config', 'broker', 'workload', 'compare', 'report', 'pipeline', 'github', 'cli', 'front end'];
 
 function stageOf(file: string): string {
   const rel = relative(SRC, file).split('/');

@@ -79,7 +79,7 @@ describe('the scenario catalogue', () => {
   });
 
   it('has the presets, within their time budgets and significance limits', () => {
-    expect(loadPresets().map((p) => p.name)).toEqual(['smoke', 'pr', 'standard', 'metadata', 'full']);
+    expect(loadPresets().map((p) => p.name)).toEqual(['smoke', 'pr', 'strict', 'standard', 'metadata', 'full']);
     expect(minutes('smoke')).toBeLessThanOrEqual(1);
     // A/B: both targets, 5 trials each, in 10 minutes.
     expect(2 * minutes('pr')).toBeLessThanOrEqual(10);
@@ -99,6 +99,16 @@ describe('the scenario catalogue', () => {
     expect(defaultRepetitions(byIds.scenarios, true, byIds.pairs)).toBe(8);
     // A preset's pairs never go below what Holm needs: standard's 14 gating metrics need 10.
     expect(defaultRepetitions(resolveScenarios('standard').scenarios, true, 6)).toBe(10);
+  });
+
+  it('strict: every gating metric at the preset\'s 2 % tolerance, 80 pairs in an A/B, within 30 minutes; pr is sequential', () => {
+    const strict = resolveScenarios('strict');
+    expect(strict.scenarios.every((s) => s.gate.every((m) => s.tolerances[m] === 0.02))).toBe(true);
+    expect(defaultRepetitions(strict.scenarios, true, strict.pairs)).toBe(80);
+    expect(strict.looks).toBeUndefined();
+    expect(estimateSeconds(buildPlan(strict.scenarios, ['a', 'b'], 80, 1)) / 60).toBeLessThanOrEqual(30);
+    expect(resolveScenarios('one_fast').scenarios[0].tolerances.consumed_rate).toBeUndefined();
+    expect(resolveScenarios('pr').looks).toEqual([12, 16, 24, 32]);
   });
 
   it('selects single variants by expanded id, also in comma-separated lists', () => {

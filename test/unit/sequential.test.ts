@@ -58,6 +58,16 @@ describe('decidedAtLook', () => {
     expect(decidedAtLook([c('inconclusive')])).toBe(false);
     expect(decidedAtLook([c('pass', false)])).toBe(false);
   });
+
+  it('futility: an undecided metric also stops once its CI rules out a regression of the margin', () => {
+    const thr = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number) => ({ verdict, gating: true, direction: 'higher', ciLow, ciHigh }) as Comparison;
+    const lat = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number) => ({ ...thr(verdict, ciLow, ciHigh), direction: 'lower' }) as Comparison;
+    expect(decidedAtLook([thr('inconclusive', 0.93, 1.06)], 0.1)).toBe(true); // throughput at worst −7 %
+    expect(decidedAtLook([thr('inconclusive', 0.9, 1.06)], 0.1)).toBe(false); // −10 % still possible
+    expect(decidedAtLook([thr('inconclusive', 0.93, 1.06)], 0)).toBe(false); // no futility margin
+    expect(decidedAtLook([lat('warn', 1.02, 1.08), thr('pass', 0.97, 1.02)], 0.1)).toBe(true); // latency at worst +8 %
+    expect(decidedAtLook([lat('inconclusive', 0.9, 1.2)], 0.1)).toBe(false);
+  });
 });
 
 describe('sequentialDesign', () => {

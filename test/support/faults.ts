@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { join } from 'node:path';
-import { runAction, newWorkspace, type ActionRun } from '../support/action-runner';
+import { runAction, newWorkspace, type ActionRun } from './action-runner';
 
 export const IMAGE = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
 export const PASSWORD = 'p3rf-gate-s3cret-pw';

@@ -1,0 +1,135 @@
+// The CLI's shared pieces: the help text, the options and which command takes which, parsing,
+// number options, reading a report.json or baseline.json, and writing a result (HTML file, JSON,
+// a terminal table or Markdown). One module per command sits beside it; src/cli.ts dispatches.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULTS } from '../config/defaults';
+import type { Baseline, RunReport } from '../schema/types';
+import { GateError } from '../schema/errors';
+import { readBaseline, writeFileAtomic } from '../compare/baseline-file';
+import { renderHtml } from '../report/html';
+import { colorAllowed, terminalTable } from '../report/terminal';
+import { TOOL_VERSION } from '../metrics/fingerprint';
+
+export const HELP = `rabbitmq-perf-gate ${TOOL_VERSION} — RabbitMQ performance regression gate
+
+Usage:
+  rabbitmq-perf-gate run     [options]      run scenarios; compare with the stored baseline and/or a reference broker
+  rabbitmq-perf-gate refresh [options]      run scenarios and rewrite the stored baseline
+  rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
+  rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
+  rabbitmq-perf-gate list                   presets and scenarios with expected durations
+
+Options for run and refresh:
+  --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
+  --broker-url URL       AMQP URL of the broker to measure (default: ${DEFAULTS.cli.amqpUrl})
+  --management-url URL   its management API (default: ${DEFAULTS.cli.managementUrl})
+  --broker-label NAME    name shown for it (default: broker)
+  --image IMG            measure a broker started from this Docker image instead of --broker-url
+  --target FILE          measure the broker a target file describes (image, config, env, setup; docs/targets.md)
+  --baseline-image IMG   run only: also start this image and A/B it in the same run (decides the verdict)
+  --baseline-target FILE run only: the same with a target file instead of an image
+  --no-freeze            run only: keep the idle target running during the other's trials (by
+                         default a docker target is frozen while the other one is measured)
+  --looks N,N,…          run only, A/B: group-sequential — judge each scenario after these many
+                         pairs and stop it once decided; the last is the cap (default: the
+                         preset's looks — pr: 12,16,24,32 — unless --repetitions is given)
+  --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
+  --no-anchor            run only: compare with the stored trials even when the baseline records
+                         the broker it was refreshed on (by default that broker is started again
+                         next to the candidate and a same-run A/B decides)
+  --baseline-file F      stored baseline (default: ${DEFAULTS.baselineFile})
+  --repetitions N        trials per scenario and target (default: what the selection's gating
+                         metrics need to reach significance, at least 5; A/B runs compare pairs
+                         and need more; a preset may ask for more still (pr: 24 pairs when
+                         fixed) — see 'list'); in an A/B it gives the fixed design
+  --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
+  --seed N               reproduce a trial order
+  --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
+Output options (run, refresh, compare, report):
+  --json                 print the JSON report instead of a table / Markdown
+  --html FILE            also write the self-contained HTML report (charts, no network needed)
+  -h, --help             this help
+
+Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
+broken environment; 130 interrupted (partial results are still written).
+
+Examples:
+  rabbitmq-perf-gate list
+  rabbitmq-perf-gate run --scenarios smoke --repetitions 3
+  rabbitmq-perf-gate run --image my/rabbitmq:pr-123 --baseline-image rabbitmq:4.0-management --scenarios pr
+  rabbitmq-perf-gate run --target khepri.yml --baseline-target mnesia.yml --scenarios metadata
+  rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
+  rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
+`;
+
+const OPTIONS = {
+  scenarios: { type: 'string' }, 'broker-url': { type: 'string' }, 'management-url': { type: 'string' },
+  'broker-label': { type: 'string' }, image: { type: 'string' }, 'baseline-image': { type: 'string' },
+  target: { type: 'string' }, 'baseline-target': { type: 'string' },
+  'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
+  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' },
+} as const;
+
+const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
+export const COMMANDS: Record<string, { options: string[]; args: number }> = {
+  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor', 'looks', 'no-sequential'], args: 0 },
+  refresh: { options: RUN_OPTS, args: 0 },
+  compare: { options: ['json', 'html'], args: 2 },
+  report: { options: ['json', 'html'], args: 1 },
+  list: { options: ['json'], args: 0 },
+};
+
+export function parse(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+export type Values = ReturnType<typeof parse>['values'];
+
+export function numberOpt(name: string, v: string | undefined, min: number, integer = false): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new GateError(`must be ${integer ? 'a whole number' : 'a number'} of at least ${min}, got "${v}"`, { field: `--${name}` });
+  }
+  return n;
+}
+
+export function emit(report: RunReport, v: Values, markdown: () => string): void {
+  if (v.html) {
+    writeFileAtomic(resolve(v.html), renderHtml(report));
+    process.stderr.write(`HTML report: ${resolve(v.html)}\n`);
+  }
+  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + '\n');
+  else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
+  else process.stdout.write(markdown());
+}
+
+/** A report.json or baseline.json, with JSON errors located by line. */
+export function readResult(file: string): { report?: RunReport; baseline?: Baseline } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new GateError(`cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    const pos = /position (\d+)/.exec((e as Error).message);
+    throw new GateError(`not valid JSON (${(e as Error).message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined });
+  }
+  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data as unknown as RunReport };
+  if (data?.scenarios && typeof data.scenarios === 'object' && !Array.isArray(data.scenarios)) {
+    const read = readBaseline(file);
+    if (read.status === 'ok') return { baseline: read.baseline };
+    if (read.status === 'unusable') throw read.error;
+  }
+  throw new GateError('neither a report.json (trials, scenarios, comparisons) nor a baseline.json', { file }, 'pass the report.json of a run or a stored baseline');
+}
+
