@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
-  CI,
   DEFAULTS,
   TOOL_VERSION,
   abEstimate,
@@ -9,6 +8,7 @@ import {
   baselineHint,
   buildPlan,
   catalogueIds,
+  ciLabel,
   defaultRepetitions,
   delta,
   estimateSeconds,
@@ -37,7 +37,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-VTRCTDWH.js";
+} from "./chunks/chunk-WFS33ZWU.js";
 import {
   GateError,
   describeError
@@ -88,7 +88,7 @@ ${measuredTable(r, c)}`;
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
 `;
-  const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${CI}]`, "n", "Verdict"];
+  const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${ciLabel(r)}]`, "n", "Verdict"];
   const { pad } = columns(header, rows, /* @__PURE__ */ new Set([2, 3, 4, 5]));
   const body = rows.map((row, k) => {
     const x = cs[k];
@@ -97,7 +97,7 @@ ${measuredTable(r, c)}`;
     cells[6] = c(vc[x.verdict] ?? "0", row[6]);
     return cells.join("  ").trimEnd();
   });
-  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
+  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${ciLabel(r)}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
   const seq = sequentialText(r);
   return [head, ...power ? [power] : [], ...seq ? [seq] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
 }

@@ -48,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-VTRCTDWH.js";
+} from "./chunks/chunk-WFS33ZWU.js";
 import {
   GateError,
   describeError,

@@ -6,7 +6,7 @@ import type { Change, Comparison, RunReport, ScenarioSpec, TrialResult, Verdict 
 import { METRICS, metricDef } from '../metrics/definitions';
 import { mergeEncoded } from '../metrics/histogram';
 import { median } from '../compare/stats';
-import { CI } from './format';
+import { CI, ciLabel } from './format';
 
 export interface TargetRef { id: string; label: string; color: string }
 export interface LineSeries { label: string; target: string; values: (number | null)[]; dash?: boolean; band?: 'min' | 'max' }
@@ -117,7 +117,7 @@ function percentiles(report: RunReport, s: ScenarioSpec, targets: TargetRef[], k
 
 const metricOrder = (id: string) => { const i = METRICS.findIndex((m) => m.id === id); return i < 0 ? METRICS.length : i; };
 
-function deltas(cs: Comparison[]): DeltaChart {
+function deltas(cs: Comparison[], ci: string): DeltaChart {
   const bars = cs.filter((c) => c.ratio !== null && Number.isFinite(c.ratio))
     .sort((a, b) => Number(b.gating) - Number(a.gating) || metricOrder(a.metric) - metricOrder(b.metric))
     .map((c): DeltaBar => ({
@@ -130,7 +130,7 @@ function deltas(cs: Comparison[]): DeltaChart {
     }));
   const c = cs[0];
   const what = c.against === 'stored' ? 'the stored baseline' : `${c.baselineLabel} (same run)`;
-  return { type: 'delta', title: `${c.candidateLabel} vs ${what}: Δ % with ${CI}`, bars };
+  return { type: 'delta', title: `${c.candidateLabel} vs ${what}: Δ % with ${ci}`, bars };
 }
 
 function scatter(report: RunReport, s: ScenarioSpec, targets: TargetRef[], metric: string): XYChart | undefined {
@@ -164,7 +164,7 @@ export function chartData(report: RunReport): ChartData {
       scenario: s,
       throughput: add(`s${i}-throughput`, throughput(report, s, targets))[0],
       latency: histogramKeys(report, s).flatMap((key) => add(`s${i}-${key}`, percentiles(report, s, targets, key, histogramTitle(key)))),
-      deltas: groups.flatMap((g, k) => add(`s${i}-delta${k}`, g.some((c) => c.ratio !== null) ? deltas(g) : undefined)),
+      deltas: groups.flatMap((g, k) => add(`s${i}-delta${k}`, g.some((c) => c.ratio !== null) ? deltas(g, g[0].against === 'stored' ? CI : ciLabel(report)) : undefined)),
       scatter: gate.flatMap((m) => add(`s${i}-scatter-${m}`, scatter(report, s, targets, m))),
     };
   });

@@ -24,6 +24,11 @@ export function pct(r: number | null | undefined): string {
 /** "90 % CI": the level of every delta's interval (src/compare/compare.ts says why 90 %). */
 export const CI = `${Math.round(CONFIDENCE * 100)} % CI`;
 
+/** The CI level of a report's same-run deltas: 90 %, or a sequential A/B's 1 − 2 × its level. */
+export function ciLabel(r: Pick<RunReport, 'sequential'>): string {
+  return r.sequential ? `${(100 * (1 - 2 * r.sequential.level)).toFixed(1)} % CI` : CI;
+}
+
 /** "−6.8 % [−9.0, −4.7]" */
 export function delta(c: Comparison): string {
   if (c.ratio === null) return '–';
@@ -44,9 +49,11 @@ export function ruleText(cs: readonly Comparison[], seq?: RunReport['sequential'
     ...(cs.some((c) => !c.paired) || cs.length === 0 ? [`${cs.some((c) => c.paired) ? 'stored baseline: ' : ''}the exact Mann-Whitney U test`] : []),
   ];
   const correction = seq
-    ? `Bonferroni-corrected across the selection's ${seq.family} gating metric${seq.family === 1 ? '' : 's'}, α = ${ALPHA} spent across looks at ${seq.looks.join(', ')} pairs (one-sided level ${seq.level.toFixed(4)} at each, Pocock-type, calibrated on the exact signed-rank distribution; the CI below is at that level)`
+    ? `Bonferroni-corrected across the selection's ${seq.family} gating metric${seq.family === 1 ? '' : 's'}, α = ${ALPHA} spent across looks at ${seq.looks.join(', ')} pairs (one-sided level ${seq.level.toFixed(4)} at each, Pocock-type, calibrated on the exact signed-rank distribution)`
     : `Holm-corrected across gating metrics (α = ${ALPHA})`;
-  return `${tests.join('; ')}, ${correction}; Δ is the Hodges-Lehmann ratio with its distribution-free ${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound); a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
+  const level = seq ? `${(100 * (1 - 2 * seq.level)).toFixed(1)} % CI (each end a one-sided ${(100 * (1 - seq.level)).toFixed(1)} % bound)`
+    : `${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound)`;
+  return `${tests.join('; ')}, ${correction}; Δ is the Hodges-Lehmann ratio with its distribution-free ${level}; a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
 }
 
 /**

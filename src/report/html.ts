@@ -6,7 +6,7 @@
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
-import { CI, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText } from './format';
+import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
@@ -45,7 +45,7 @@ function chart(id: string | undefined, title: string, empty: string, note = ''):
   return id ? `<div>${head}<div class="chart" data-chart="${h(id)}"></div></div>` : `<div>${head}<p class="muted">${h(empty)}</p></div>`;
 }
 
-function comparisonTable(cs: Comparison[]): string {
+function comparisonTable(cs: Comparison[], ci: string): string {
   if (!cs.length) return '';
   const rows = cs.map((c) => {
     const v = verdictOf(c.verdict);
@@ -55,12 +55,12 @@ function comparisonTable(cs: Comparison[]): string {
       + `<td class="n ${cls}">${h(delta(c))}</td><td class="n">${h(nText(c))}</td><td class="n">${h(num(c.pAdjusted))}</td>`
       + `<td class="t-${v}" title="${h(c.reason)}">${h(v)}${c.gating ? '' : ' (info)'}</td></tr>`;
   }).join('');
-  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [${CI}]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [${h(ci)}]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-const DELTA_KEY = `<div class="key"><span><i class="sw" style="background:#dc2626"></i>fail</span><span><i class="sw" style="background:#d97706"></i>warn</span>`
+const deltaKey = (ci: string) => `<div class="key"><span><i class="sw" style="background:#dc2626"></i>fail</span><span><i class="sw" style="background:#d97706"></i>warn</span>`
   + `<span><i class="sw" style="background:#16a34a"></i>better</span><span><i class="sw" style="background:#64748b"></i>no significant change / inconclusive</span>`
-  + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ ${CI}</span><span>★ gating metric (faded bars: reported only)</span></div>`;
+  + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ ${h(ci)}</span><span>★ gating metric (faded bars: reported only)</span></div>`;
 
 function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: number): string {
   const s = sc.scenario;
@@ -68,7 +68,7 @@ function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: n
   const trials = r.trials.filter((t) => t.scenario === s.id);
   const invalid = trials.filter((t) => !t.valid);
   const tol = Object.entries(s.tolerances ?? {}).map(([m, v]) => `${m} ${Math.round(v * 100)} %`).join(', ');
-  const deltas = sc.deltas.map((id) => `<h3>${h((data.charts[id] as { title: string }).title)}</h3>${DELTA_KEY}<div class="chart" data-chart="${h(id)}"></div>`).join('');
+  const deltas = sc.deltas.map((id) => `<h3>${h((data.charts[id] as { title: string }).title)}</h3>${deltaKey(ciLabel(r))}<div class="chart" data-chart="${h(id)}"></div>`).join('');
   return `<section id="scenario-${i}"><h2>${h(s.id)}</h2><p>${h(s.description)}</p>`
     + `<pre>${h(s.origin?.command || '')}</pre><div class="small muted">from ${h(s.origin?.source)} · warm-up ${h(s.warmupSeconds)} s, measured ${h(s.durationSeconds)} s · `
     + `gate: ${h((s.gate ?? []).join(', ') || '–')}${tol ? ` · tolerances: ${h(tol)}` : ''} · ${trials.length - invalid.length} of ${trials.length} trials valid</div>`
@@ -76,7 +76,7 @@ function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: n
     + (sc.latency.length ? sc.latency.map((id) => chart(id, (data.charts[id] as { title: string }).title, '', 'HdrHistogram of all valid trials merged, per target')).join('') : chart(undefined, 'Latency percentiles', 'no latency histograms in the valid trials'))
     + `</div>`
     + (deltas || `<h3>A/B deltas</h3><p class="muted">${cs.length ? 'no comparison produced a ratio' : 'nothing to compare with: no stored baseline and no reference target in this run'}</p>`)
-    + comparisonTable(cs)
+    + comparisonTable(cs, ciLabel(r))
     + (sc.scatter.length ? `<h3>Trials (one dot per trial, in run order)</h3><div class="grid3">${sc.scatter.map((id) => `<div><div class="small">${h((data.charts[id] as { title: string }).title)}</div><div class="chart" data-chart="${h(id)}"></div></div>`).join('')}</div>` : '')
     + (invalid.length ? `<h3>Excluded trials</h3><ul>${invalid.map((t) => `<li>${h(t.target)} trial ${t.trial + 1}: ${h(t.invalidReason ?? t.error)}</li>`).join('')}</ul>` : '')
     + `</section>`;

@@ -7,7 +7,7 @@ import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
 import { fenced } from '../config/diff';
-import { CI, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText, VERDICT_ICON } from './format';
+import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText, VERDICT_ICON } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 
@@ -25,7 +25,7 @@ export interface RenderOptions {
   trend?: string;
 }
 
-const HEADER = `| Scenario | Metric | Baseline | Now | Δ [${CI}] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|`;
+const header = (r: RunReport) => `| Scenario | Metric | Baseline | Now | Δ [${ciLabel(r)}] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|`;
 
 function row(c: Comparison, report: RunReport): string {
   const def = metricDef(c.metric);
@@ -36,7 +36,7 @@ function row(c: Comparison, report: RunReport): string {
 }
 
 function table(cs: Comparison[], report: RunReport): string {
-  return cs.length ? `${HEADER}\n${cs.map((c) => row(c, report)).join('\n')}` : '_none_';
+  return cs.length ? `${header(report)}\n${cs.map((c) => row(c, report)).join('\n')}` : '_none_';
 }
 
 function headline(r: RunReport, name: string): string {

@@ -3,7 +3,7 @@
 // CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { CI, delta, headlineText, nText, num, sequentialText, storedPowerText } from './format';
+import { ciLabel, delta, headlineText, nText, num, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
@@ -44,7 +44,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   ]);
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
-  const header = ['Scenario', 'Metric', 'Baseline', 'Now', `Δ [${CI}]`, 'n', 'Verdict'];
+  const header = ['Scenario', 'Metric', 'Baseline', 'Now', `Δ [${ciLabel(r)}]`, 'n', 'Verdict'];
   const { pad } = columns(header, rows, new Set([2, 3, 4, 5]));
   const body = rows.map((row, k) => {
     const x = cs[k];
@@ -53,7 +53,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
     cells[6] = c(vc[x.verdict] ?? '0', row[6]);
     return cells.join('  ').trimEnd();
   });
-  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${CI}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
+  const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${ciLabel(r)}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
   const seq = sequentialText(r);
   return [head, ...(power ? [power] : []), ...(seq ? [seq] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
 }

@@ -45,6 +45,10 @@ describe('group-sequential A/B', () => {
     const summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
     expect(summary).toMatch(/> Group-sequential A\/B: one\\_fast after 8 pairs \\\(look 1 of 3\\\); [\d.]+ min of trials more against the fixed 6 pairs\./);
     expect(summary).toMatch(/α = 0\.05 spent across looks at 8, 10, 12 pairs/);
+    // The table states the interval's real level (1 − 2 × the look level), not the fixed design's 90 %.
+    const ci = `${(100 * (1 - 2 * report.sequential!.level)).toFixed(1)} % CI`;
+    expect(summary).toContain(`| Δ [${ci}] |`);
+    expect(summary).not.toContain('90 % CI');
   });
 
   it('--looks that are not increasing pair counts: one clear error', () => {
