@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT } from './lib/common.mjs';
+import { median, ROOT } from './lib/common.mjs';
 
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,7 +29,6 @@ const ARMS = {
   s21: ['--target', join(dir, 's21.yml')],
 };
 const results = [];
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : NaN; };
 const p90 = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(0.9 * s.length) - 1)]; };
 
 for (let i = 0; i < Number(o.runs); i++) {

@@ -37,7 +37,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-WFS33ZWU.js";
+} from "./chunks/chunk-QCGZA54X.js";
 import {
   GateError,
   describeError

@@ -48,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-WFS33ZWU.js";
+} from "./chunks/chunk-QCGZA54X.js";
 import {
   GateError,
   describeError,

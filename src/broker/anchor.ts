@@ -7,12 +7,11 @@
 // happened and why. A tag that names another image than at the refresh is called out: the new
 // image is then judged side by side with the old one (movedTagNote).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Baseline, BrokerAnchor, DockerTargetSpec, TargetInfo, TargetSpec } from '../schema/types';
 import * as cli from './docker-cli';
 import { readConfigFiles } from './docker';
+import { materialise } from '../config/target-file';
 
 /** The anchored reference's target id in reports. */
 export const ANCHOR_ID = 'baseline-broker';
@@ -94,14 +93,7 @@ async function pickImage(a: BrokerAnchor, probe: AnchorProbe): Promise<string | 
 
 /** A target spec starting the recorded broker from `image`, its config files written to a temp folder. */
 function anchorSpec(a: BrokerAnchor, image: string): DockerTargetSpec {
-  const dir = a.configFiles.length ? mkdtempSync(join(tmpdir(), 'perf-gate-anchor-')) : '';
-  const configFiles = a.configFiles.map((f, i) => {
-    const sub = join(dir, String(i));
-    mkdirSync(sub);
-    const out = join(sub, basename(f.name));
-    writeFileSync(out, Buffer.from(f.base64, 'base64'));
-    return out;
-  });
+  const configFiles = materialise(a.configFiles.map((f) => ({ path: f.name, content: Buffer.from(f.base64, 'base64') })));
   return {
     id: ANCHOR_ID,
     label: `baseline broker (${a.image} @ ${short(a.imageId)})`,

@@ -98,7 +98,7 @@ export async function loadTarget(source: FileSource, path: string, id: string): 
 }
 
 /** Writes files read from a commit to a temp folder (basenames kept: the provider lays them out by name). */
-function materialise(files: Array<{ path: string; content: Buffer }>): string[] {
+export function materialise(files: Array<{ path: string; content: Buffer }>): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'perf-gate-target-'));
   return files.map((f, i) => {
     const sub = join(dir, String(i));
