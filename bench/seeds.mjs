@@ -6,6 +6,9 @@
 //   node_modules/.bin/node bench/seeds.mjs [--pairs 6] [--only khepri-import,cqv2-3.10,...] [--write]
 //   node_modules/.bin/node bench/seeds.mjs --from bench/results/seeds-DATE.json [--write]   (re-render)
 //
+// With --only, the new rows replace those of the same runs in the newest earlier results file
+// (--merge FILE to name another), so one re-measured row does not drop the rest of the table.
+//
 // Each run starts its two targets from target files written here (rabbitmq-perf-gate/rabbitmq:
 // 3.10.8 and 4.0.5; Khepri by `rabbitmqctl enable_feature_flag --opt-in khepri_db`, classic queue
 // v2 on 3.10.8 by a target policy), runs its scenarios paired by round, and reads each row's
@@ -15,13 +18,13 @@
 // A long run (about 30 minutes at 6 pairs on 2 cores) is expected.
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './lib/common.mjs';
 
 const { values: opt } = parseArgs({
-  options: { pairs: { type: 'string', default: '6' }, only: { type: 'string' }, write: { type: 'boolean', default: false }, from: { type: 'string' } },
+  options: { pairs: { type: 'string', default: '6' }, only: { type: 'string' }, write: { type: 'boolean', default: false }, from: { type: 'string' }, merge: { type: 'string' } },
 });
 
 const V3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
@@ -50,6 +53,14 @@ const SCENARIO_FILES = {
   'publish_only_5k.yml': perfScenario('publish_only_5k', '-x 2 -y 0 -c 3000 -u q -ad false -f persistent -s 5000', 'published_rate', '2 publishers, 1 queue, no consumers, 5 kB'),
 };
 
+// Node start at 10× the catalogue's queues (node_start_classic_queues runs 1,000 in the metadata
+// preset): the seed's 100,000 on 3 nodes does not fit 2 cores; a restart needs a single node.
+const RESTART_FILES = {
+  'node_start_10k.yml': ['id: node_start_10k', 'description: Restart a node holding 10,000 durable classic queues and time its start until every queue is back.',
+    'origin:', '  source: Khepri roadmap (seed 000) "100,000 Classic Queues" start_app, at a tenth of the queues on one node', '  command: rabbitmqctl stop_app; rabbitmqctl start_app',
+    'restart:', '  queues: 10000', '  queueType: classic', '  durable: true', ''].join('\n'),
+};
+
 // seedRatio: the seed's candidate / reference figure (null: the seed gives a direction only).
 // better: which side the seed says wins ('candidate' | 'reference' | 'same').
 const RUNS = [
@@ -67,6 +78,9 @@ const RUNS = [
   ] },
   { id: 'khepri-node-start', candidate: 'khepri', reference: 'mnesia', scenarios: 'node_start_classic_queues', rows: [
     { metric: 'node_start_seconds', seed: '000', claim: '100,000 classic queues, start_app: Mnesia 26 s, Khepri 40 s', seedRatio: 40 / 26, better: 'reference' },
+  ] },
+  { id: 'khepri-node-start-10k', candidate: 'khepri', reference: 'mnesia', scenarios: 'restart-files', rows: [
+    { metric: 'node_start_seconds', scenario: 'node_start_10k', seed: '000', claim: '100,000 classic queues, start_app: Mnesia 26 s, Khepri 40 s (here 10,000 on one node)', seedRatio: 40 / 26, better: 'reference' },
   ] },
   { id: 'cqv2-3.10', candidate: 'cqv2-3.10', reference: 'cqv1-3.10', scenarios: 'files', rows: [
     { metric: 'consumed_rate', scenario: 'one_fast_100', seed: '004', claim: 'publish+consume 100 B: CQv2 significantly better than CQv1', seedRatio: null, better: 'candidate' },
@@ -88,6 +102,9 @@ for (const [name, text] of Object.entries(TARGETS)) writeFileSync(join(dir, `${n
 const scenarioDir = join(dir, 'scenarios');
 execFileSync('mkdir', ['-p', scenarioDir]);
 for (const [name, text] of Object.entries(SCENARIO_FILES)) writeFileSync(join(scenarioDir, name), text);
+const restartDir = join(dir, 'scenarios-restart');
+execFileSync('mkdir', ['-p', restartDir]);
+for (const [name, text] of Object.entries(RESTART_FILES)) writeFileSync(join(restartDir, name), text);
 
 const only = opt.only ? new Set(opt.only.split(',')) : undefined;
 // --from FILE: re-render the table from an earlier run's results (bench/results/seeds-*.json).
@@ -95,8 +112,8 @@ const results = opt.from ? JSON.parse(readFileSync(opt.from, 'utf8')).results : 
 for (const run of opt.from ? [] : RUNS.filter((r) => !only || only.has(r.id))) {
   const started = Date.now();
   const args = ['run', '--target', `${run.candidate}.yml`, '--baseline-target', `${run.reference}.yml`,
-    '--scenarios', run.scenarios === 'files' ? scenarioDir : run.scenarios, '--repetitions', opt.pairs,
-    '--baseline-file', 'none.json', '--json', '--out', join(dir, `out-${run.id}`)];
+    '--scenarios', run.scenarios === 'files' ? scenarioDir : run.scenarios === 'restart-files' ? restartDir : run.scenarios, '--repetitions', opt.pairs,
+    '--baseline-file', 'none.json', '--no-sequential', '--json', '--out', join(dir, `out-${run.id}`)];
   process.stderr.write(`== ${run.id}: ${run.candidate} vs ${run.reference}, ${run.scenarios}, ${opt.pairs} pairs\n`);
   let report;
   try {
@@ -128,6 +145,21 @@ function agreement(x) {
   const candidateWorse = lower ? x.ciLow > 1 : x.ciHigh < 1;
   if (!candidateBetter && !candidateWorse) return x.better === 'same' ? 'yes' : 'not resolved (CI includes 1)';
   return candidateBetter === (x.better === 'candidate') ? 'yes' : 'no (opposite)';
+}
+// A partial run (--only) keeps the other runs' rows of the newest earlier results file, in their order.
+if (only && !opt.from) {
+  const earlier = opt.merge ?? readdirSync(join(ROOT, 'bench/results')).filter((f) => /^seeds-\d{4}-\d\d-\d\d\.json$/.test(f)).sort().map((f) => join(ROOT, 'bench/results', f)).at(-1);
+  if (earlier) {
+    const old = JSON.parse(readFileSync(earlier, 'utf8')).results;
+    const fresh = results.splice(0);
+    const runsDone = new Set(fresh.map((x) => x.run));
+    for (const x of old) {
+      if (!runsDone.has(x.run)) results.push(x);
+      else if (!results.some((y) => y.run === x.run)) results.push(...fresh.filter((y) => y.run === x.run));
+    }
+    results.push(...fresh.filter((y) => !results.includes(y)));
+    process.stderr.write(`kept the other runs' rows from ${earlier}\n`);
+  }
 }
 const r2 = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
 const table = ['| Seed | Claim | Scenario (scale) | Candidate / reference | Seed ratio | Measured ratio [90 % CI] | n pairs | Direction agrees |',

@@ -12,6 +12,7 @@ import {
   defaultRepetitions,
   delta,
   estimateSeconds,
+  evidenceForRegressions,
   fingerprintMismatch,
   headlineText,
   isRunScope,
@@ -37,7 +38,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-QCGZA54X.js";
+} from "./chunks/chunk-VG22TQ25.js";
 import {
   GateError,
   describeError
@@ -99,7 +100,9 @@ ${measuredTable(r, c)}`;
   });
   const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${ciLabel(r)}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
   const seq = sequentialText(r);
-  return [head, ...power ? [power] : [], ...seq ? [seq] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", foot, ""].join("\n");
+  const inside = evidenceForRegressions(r).map((g) => `  ${g.scenario} vs ${g.baselineLabel}: ${g.lines.length ? g.lines.join("; ") : g.none}`);
+  const evidence = inside.length ? [c("1", "What moved inside the broker"), ...inside, ""] : [];
+  return [head, ...power ? [power] : [], ...seq ? [seq] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", ...evidence, foot, ""].join("\n");
 }
 
 // src/cli/shared.ts

@@ -48,7 +48,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-QCGZA54X.js";
+} from "./chunks/chunk-VG22TQ25.js";
 import {
   GateError,
   describeError,
@@ -5490,6 +5490,31 @@ var list2 = (items) => ({ type: "array", items });
 var oneOf2 = (...values) => ({ enum: values });
 var verdict = oneOf2("pass", "warn", "fail", "inconclusive");
 var id = { type: "string", minLength: 1, maxLength: 200 };
+var COMPARISON = obj({
+  scenario: id,
+  metric: id,
+  unit: str,
+  direction: oneOf2("higher", "lower"),
+  against: id,
+  baselineLabel: str,
+  candidateLabel: str,
+  nBaseline: int,
+  nCandidate: int,
+  baselineMedian: numOrNull,
+  candidateMedian: numOrNull,
+  ratio: numOrNull,
+  ciLow: numOrNull,
+  ciHigh: numOrNull,
+  pValue: numOrNull,
+  pAdjusted: numOrNull,
+  tolerance: num2,
+  change: oneOf2("better", "worse", "same", "unknown"),
+  verdict,
+  reason: str,
+  gating: { type: "boolean" },
+  paired: { type: "boolean" },
+  failsBeyond: numOrNull
+}, ["paired", "failsBeyond"]);
 var REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
   tool: obj({ name: { const: TOOL }, version: str }),
@@ -5531,8 +5556,9 @@ var REPORT_SCHEMA = obj({
       vhost: list2(str),
       node: { type: "object", additionalProperties: str },
       digest: str
-    }, ["metadataStore", "featureFlags", "plugins", "node"])
-  }, ["image", "metadataStore", "effective"])),
+    }, ["metadataStore", "featureFlags", "plugins", "node"]),
+    evidence: obj({ sources: list2(str), missing: list2(obj({ source: str, why: str })) })
+  }, ["image", "metadataStore", "effective", "evidence"])),
   candidate: id,
   trials: list2(obj({
     scenario: id,
@@ -5549,33 +5575,11 @@ var REPORT_SCHEMA = obj({
     queues: list2(obj(
       { name: str, type: str, version: num2, policy: str, operatorPolicy: str, definition: { type: "object" }, arguments: { type: "object" } },
       ["version", "policy", "operatorPolicy", "definition"]
-    ))
-  }, ["invalidReason", "error", "queues"])),
-  comparisons: list2(obj({
-    scenario: id,
-    metric: id,
-    unit: str,
-    direction: oneOf2("higher", "lower"),
-    against: id,
-    baselineLabel: str,
-    candidateLabel: str,
-    nBaseline: int,
-    nCandidate: int,
-    baselineMedian: numOrNull,
-    candidateMedian: numOrNull,
-    ratio: numOrNull,
-    ciLow: numOrNull,
-    ciHigh: numOrNull,
-    pValue: numOrNull,
-    pAdjusted: numOrNull,
-    tolerance: num2,
-    change: oneOf2("better", "worse", "same", "unknown"),
-    verdict,
-    reason: str,
-    gating: { type: "boolean" },
-    paired: { type: "boolean" },
-    failsBeyond: numOrNull
-  }, ["paired", "failsBeyond"])),
+    )),
+    evidence: { type: "object", additionalProperties: num2 }
+  }, ["invalidReason", "error", "queues", "evidence"])),
+  comparisons: list2(COMPARISON),
+  evidence: list2(COMPARISON),
   decidedBy: str,
   verdict,
   regressions: int,
@@ -5593,7 +5597,7 @@ var REPORT_SCHEMA = obj({
     fixedPairs: int,
     savedSeconds: num2
   })
-}, ["effectNote", "effectDiff", "sequential"]);
+}, ["effectNote", "effectDiff", "sequential", "evidence"]);
 var validate;
 function invalid(file, what) {
   return new GateError(

@@ -13,6 +13,7 @@ import type { DockerTargetSpec } from '../schema/types';
 import { defaultRunId, labelArgs, registerContainer, removeRegistered } from './cleanup';
 import * as cli from './docker-cli';
 import { NODE_ENV_EXPR, parseNodeEnv } from './effective';
+import { cgroupFiles, type CgroupFiles, type EvidenceCapture, evidenceCapture, MSACC_ON_EXPR } from './evidence';
 import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
@@ -204,6 +205,31 @@ async function runSetup(node: Node, lines: string[]): Promise<void> {
   }
 }
 
+/** Switches microstate accounting on in every node (outside any window; a CLI call each). */
+async function msaccOn(names: string[]): Promise<boolean> {
+  const rs = await Promise.all(names.map((n) => cli.exec(n, ['rabbitmqctl', 'eval', MSACC_ON_EXPR], 30_000))).catch(() => undefined);
+  return !!rs?.every((r) => r.code === 0);
+}
+
+/** A container's cgroup accounting files, from its main process as the host sees it. */
+async function containerCgroup(name: string): Promise<CgroupFiles | undefined> {
+  const pid = (await cli.docker(['inspect', '--format', '{{.State.Pid}}', name])).stdout.trim();
+  return cgroupFiles(await readFile(`/proc/${pid}/cgroup`, 'utf8'));
+}
+
+/** The evidence a started target offers: its nodes' Prometheus endpoints (the plugin is always
+ *  enabled here), microstate accounting switched on, and the containers' cgroup accounting. */
+async function dockerEvidence(names: string[], promUrls: string[]): Promise<EvidenceCapture> {
+  const [msacc, cgroups] = await Promise.all([
+    msaccOn(names),
+    Promise.all(names.map(containerCgroup)).then((l) => (l.every(Boolean) ? (l as CgroupFiles[]) : undefined), () => undefined),
+  ]);
+  const missing: EvidenceCapture['missing'] = [];
+  if (!msacc) missing.push({ source: 'msacc', why: '`rabbitmqctl eval` could not switch microstate accounting on' });
+  if (!cgroups) missing.push({ source: 'cgroup', why: "the containers' cgroup accounting is not readable from this runner (/proc/<pid>/cgroup, /sys/fs/cgroup)" });
+  return evidenceCapture({ prometheusUrls: promUrls, cgroups, msacc, missing });
+}
+
 /** A started docker target; `containers` and `prometheusUrls` are per node, node 1 first. */
 export interface DockerBrokerHandle extends BrokerHandle {
   containers: string[];
@@ -285,19 +311,27 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     await runSetup(nodes[0], spec.setup ?? []);
     const { amqp: amqpUrl, mgmt: managementUrl } = urls(nodes[0]);
     const mgmt = new ManagementClient(managementUrl);
-    const id = await mgmt.identity();
+    const promUrls = nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`);
+    const [id, evidence] = await Promise.all([mgmt.identity(),
+      spec.evidence === false ? evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] })
+        : dockerEvidence(names, promUrls)]);
     let stopped = false;
     let frozen = false;
     // A cluster's nodes share one epmd (host networking), living in whichever container started it
     // first: restarting that container would cut the others off, so only single nodes restart.
+    // A restarted node starts with microstate accounting off: switched on again before trials go on.
     const restart = count === 1 ? {
-      restartNode: () => restartContainer(nodes[0].name,
-        () => waitReady(nodes[0], amqpUrl, mgmt, opts.readyTimeoutMs ?? 120_000, spec.image)),
+      restartNode: async () => {
+        const timed = await restartContainer(nodes[0].name, () => waitReady(nodes[0], amqpUrl, mgmt, opts.readyTimeoutMs ?? 120_000, spec.image));
+        if (evidence.sources.includes('msacc')) await msaccOn(names); // after the timing
+        return timed;
+      },
     } : {};
     return {
       containers: names,
-      prometheusUrls: nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`),
+      prometheusUrls: promUrls,
       amqpUrl,
+      ...(evidence.sources.length ? { evidence } : {}),
       managementUrl,
       info: {
         id: spec.id,
@@ -312,6 +346,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         erlangVersion: id.erlangVersion,
         metadataStore: id.metadataStore,
         nodes: id.nodes,
+        evidence: { sources: evidence.sources, missing: evidence.missing },
       },
       ...restart,
       nodeEnvironment: async () => {

@@ -6,6 +6,7 @@ import { GateError } from '../schema/errors';
 import type { UrlTargetSpec } from '../schema/types';
 import { ManagementClient } from './management';
 import type { BrokerHandle } from './provider';
+import { type EvidenceCapture, evidenceCapture, probePrometheus } from './evidence';
 import { maskUrl, withCredentials } from './urls';
 
 export async function checkAmqp(amqpUrl: string, field = 'broker-url', timeoutMs = 10_000): Promise<void> {
@@ -34,10 +35,11 @@ export async function attachExisting(spec: UrlTargetSpec): Promise<BrokerHandle>
   await checkAmqp(spec.amqpUrl);
   const managementUrl = withCredentials(spec.managementUrl, spec.amqpUrl);
   const mgmt = new ManagementClient(managementUrl);
-  const id = await mgmt.identity();
+  const [id, evidence] = await Promise.all([mgmt.identity(), urlEvidence(managementUrl)]);
   return {
     amqpUrl: spec.amqpUrl,
     managementUrl,
+    ...(evidence.sources.length ? { evidence } : {}),
     info: {
       id: spec.id,
       label: spec.label,
@@ -48,7 +50,27 @@ export async function attachExisting(spec: UrlTargetSpec): Promise<BrokerHandle>
       erlangVersion: id.erlangVersion,
       metadataStore: id.metadataStore,
       nodes: id.nodes,
+      evidence: { sources: evidence.sources, missing: evidence.missing },
     },
     stop: async () => undefined,
   };
+}
+
+/**
+ * A broker attached by URL offers what its Prometheus endpoint shows, looked for on the management
+ * API's host at rabbitmq_prometheus's default port (15692). This tool runs nothing in it: the
+ * scheduler split needs microstate accounting switched on by its operator, and its process's CPU
+ * and disk accounting are not this runner's to read.
+ */
+async function urlEvidence(managementUrl: string): Promise<EvidenceCapture> {
+  const u = new URL(managementUrl);
+  const promUrl = `${u.protocol}//${u.hostname}:15692/metrics`; // hostname keeps an IPv6 address's brackets
+  const found = await probePrometheus(promUrl);
+  const missing: EvidenceCapture['missing'] = [];
+  if (!found.vm) missing.push({ source: 'prometheus', why: `no rabbitmq_prometheus answer at ${promUrl} (enable the plugin on its default port)` });
+  else if (!found.msacc) {
+    missing.push({ source: 'msacc', why: "microstate accounting is off in the broker (`rabbitmqctl eval 'erlang:system_flag(microstate_accounting, true).'` switches it on)" });
+  }
+  missing.push({ source: 'cgroup', why: "a broker attached by URL: its process's CPU and disk accounting are not this runner's" });
+  return evidenceCapture({ prometheusUrls: found.vm ? [promUrl] : [], msacc: found.msacc, missing });
 }

@@ -3,6 +3,7 @@
 // Later stages only see BrokerHandle: URLs to talk to, the TargetInfo to record, and optional
 // capabilities such as restarting a node (only where this tool started the broker itself).
 import type { TargetInfo } from '../schema/types';
+import type { EvidenceCapture } from './evidence';
 
 export interface BrokerHandle {
   info: TargetInfo;
@@ -21,6 +22,9 @@ export interface BrokerHandle {
   /** Node 1's runtime settings (`rabbit` application env, schedulers), parsed and secrets masked
    *  (src/broker/effective.ts). Only where this tool can run rabbitmqctl on the node. */
   nodeEnvironment?(): Promise<Record<string, string>>;
+  /** Reads the broker's evidence (Prometheus, cgroup accounting) at a window's edges
+   *  (src/broker/evidence.ts); absent when nothing can be read. */
+  evidence?: EvidenceCapture;
   /** Stops and removes everything this provider started for the target. Idempotent. */
   stop(): Promise<void>;
 }

@@ -3,7 +3,8 @@
 // stored baseline's comparison is then shown but not gating; otherwise an independent reference
 // (the stored baseline, or another run's report) decides, and may warn but never fail when the
 // runner or trial length differs (`mayNotFail`); nothing to compare with gives no verdict of its
-// own; and missing data (a run stopped early) is never a pass.
+// own; and missing data (a run stopped early) is never a pass. Broker evidence (what moved inside
+// the broker) is compared alongside in a same-run A/B, paired like the metrics, and never gates.
 import type { Comparison, RunReport, ScenarioSpec, TrialResult, Verdict } from '../schema/types';
 import { compareSameRun, compareSamples, countChanges, overallVerdict, type Sample } from './compare';
 
@@ -34,7 +35,16 @@ export interface JudgeInput {
   suffix?: string;
 }
 
-export type Judgement = Pick<RunReport, 'comparisons' | 'decidedBy' | 'verdict' | 'regressions' | 'improvements'>;
+export type Judgement = Pick<RunReport, 'comparisons' | 'decidedBy' | 'verdict' | 'regressions' | 'improvements' | 'evidence'>;
+
+/** The trials' broker evidence compared like reported-only metrics: paired by round, 90 % CI. */
+function compareEvidence(i: JudgeInput, reference: { id: string; label: string }): Comparison[] {
+  const trials = i.trials.map((t) => ({ ...t, metrics: t.evidence ?? {} }));
+  if (!trials.some((t) => t.evidence)) return [];
+  const out = compareSameRun(i.scenarios, trials, { id: i.candidate.id, label: i.candidate.label }, reference);
+  // Evidence a pair of targets does not move at all (no disk I/O: 0 and 0) has no ratio to show.
+  return out.filter((c) => c.ratio !== null).map((c) => ({ ...c, gating: false }));
+}
 
 export function judge(i: JudgeInput): Judgement {
   let comparisons: Comparison[] = [];
@@ -55,8 +65,10 @@ export function judge(i: JudgeInput): Judgement {
     }
   }
   const judged: Verdict = i.judged ? overallVerdict(comparisons) : 'pass';
+  const evidence = i.sameRun ? compareEvidence(i, i.sameRun) : [];
   return {
     comparisons,
+    ...(evidence.length ? { evidence } : {}),
     decidedBy: decidedBy + (i.suffix ?? ''),
     verdict: judged === 'pass' && i.incomplete ? 'inconclusive' : judged,
     ...countChanges(comparisons),

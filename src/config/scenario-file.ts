@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { ChurnSpec, ImportSpec, PhaseSpec, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
 import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
+import { isEvidence } from '../metrics/evidence';
 import { GateError, type Where } from '../schema/errors';
 import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
 import { DEFAULT_SCALED, expandAxes, scaleImport, scaleRestart, scaleWorkload, type Axes, type Scalable } from './axes';
@@ -172,6 +173,10 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   const gate = raw.gate ?? defaultGate(kind, workload, churn, imp);
   for (const [i, id] of gate.entries()) {
     if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, at(`/gate/${i}`, 'gate'), 'use a metric id from docs/scenarios.md (src/metrics/definitions.ts)');
+    if (isEvidence(id)) {
+      throw new GateError(`"${id}" is broker evidence: it explains a change next to the gating metrics and cannot gate itself`, at(`/gate/${i}`, 'gate'),
+        'gate on what the clients see (a rate or latency); the evidence is compared and shown anyway (docs/evidence.md)');
+    }
   }
   for (const id of Object.keys(raw.tolerances ?? {})) {
     if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, '/tolerances', id), field: `tolerances.${id}` }, 'use a metric id from src/metrics/definitions.ts');

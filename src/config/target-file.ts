@@ -25,6 +25,7 @@ interface RawTarget {
   resources?: { cpus?: number; memory?: string };
   setup?: string[];
   network?: 'host' | 'bridge';
+  evidence?: boolean;
 }
 
 export interface LoadedTarget {
@@ -90,6 +91,7 @@ export async function loadTarget(source: FileSource, path: string, id: string): 
       memory: raw.resources?.memory,
       setup: raw.setup ?? [],
       network: raw.network ?? 'host',
+      ...(raw.evidence === false ? { evidence: false } : {}),
     },
     digest: `sha256:${hash.digest('hex')}`,
     text,

@@ -24,6 +24,13 @@ const oneOf = (...values: string[]) => ({ enum: values });
 const verdict = oneOf('pass', 'warn', 'fail', 'inconclusive');
 const id = { type: 'string', minLength: 1, maxLength: 200 };
 
+const COMPARISON = obj({
+  scenario: id, metric: id, unit: str, direction: oneOf('higher', 'lower'), against: id, baselineLabel: str, candidateLabel: str,
+  nBaseline: int, nCandidate: int, baselineMedian: numOrNull, candidateMedian: numOrNull, ratio: numOrNull, ciLow: numOrNull,
+  ciHigh: numOrNull, pValue: numOrNull, pAdjusted: numOrNull, tolerance: num, change: oneOf('better', 'worse', 'same', 'unknown'),
+  verdict, reason: str, gating: { type: 'boolean' }, paired: { type: 'boolean' }, failsBeyond: numOrNull,
+}, ['paired', 'failsBeyond']);
+
 const REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
   tool: obj({ name: { const: TOOL }, version: str }),
@@ -44,20 +51,18 @@ const REPORT_SCHEMA = obj({
       rabbitmqVersion: str, erlangVersion: str, metadataStore: str, featureFlags: list(str), plugins: list(str), vhost: list(str),
       node: { type: 'object', additionalProperties: str }, digest: str,
     }, ['metadataStore', 'featureFlags', 'plugins', 'node']),
-  }, ['image', 'metadataStore', 'effective'])),
+    evidence: obj({ sources: list(str), missing: list(obj({ source: str, why: str })) }),
+  }, ['image', 'metadataStore', 'effective', 'evidence'])),
   candidate: id,
   trials: list(obj({
     scenario: id, target: id, trial: int, order: int, startedAt: str, valid: { type: 'boolean' }, invalidReason: str,
     metrics: { type: 'object', additionalProperties: num }, series: { type: 'array' }, histograms: { type: 'object' }, error: str,
     queues: list(obj({ name: str, type: str, version: num, policy: str, operatorPolicy: str, definition: { type: 'object' }, arguments: { type: 'object' } },
       ['version', 'policy', 'operatorPolicy', 'definition'])),
-  }, ['invalidReason', 'error', 'queues'])),
-  comparisons: list(obj({
-    scenario: id, metric: id, unit: str, direction: oneOf('higher', 'lower'), against: id, baselineLabel: str, candidateLabel: str,
-    nBaseline: int, nCandidate: int, baselineMedian: numOrNull, candidateMedian: numOrNull, ratio: numOrNull, ciLow: numOrNull,
-    ciHigh: numOrNull, pValue: numOrNull, pAdjusted: numOrNull, tolerance: num, change: oneOf('better', 'worse', 'same', 'unknown'),
-    verdict, reason: str, gating: { type: 'boolean' }, paired: { type: 'boolean' }, failsBeyond: numOrNull,
-  }, ['paired', 'failsBeyond'])),
+    evidence: { type: 'object', additionalProperties: num },
+  }, ['invalidReason', 'error', 'queues', 'evidence'])),
+  comparisons: list(COMPARISON),
+  evidence: list(COMPARISON),
   decidedBy: str,
   verdict,
   regressions: int,
@@ -70,7 +75,7 @@ const REPORT_SCHEMA = obj({
     looks: { ...list({ type: 'integer', minimum: 1 }), minItems: 1 }, level: num, family: int, futility: num,
     stopped: { type: 'object', additionalProperties: int }, fixedPairs: int, savedSeconds: num,
   }),
-}, ['effectNote', 'effectDiff', 'sequential']);
+}, ['effectNote', 'effectDiff', 'sequential', 'evidence']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 

@@ -1,6 +1,7 @@
 // The metric registry: every metric id a trial can report, with its unit, kind and which
 // direction is better (messaging, phases, churn, import and node restart metrics alike). Compare and report look metrics up here; nothing else hard-codes them.
 import type { Direction, MetricKind } from '../schema/types';
+import { EVIDENCE } from './evidence';
 
 export interface MetricDef {
   id: string;
@@ -55,6 +56,8 @@ export const METRICS: MetricDef[] = [
   { id: 'node_start_seconds', label: 'node start with queues', unit: 's', kind: 'duration', direction: 'lower' },
   { id: 'node_stop_seconds', label: 'node stop with queues', unit: 's', kind: 'duration', direction: 'lower' },
   { id: 'recovered_queues', label: 'queues back after restart', unit: 'queues', kind: 'count', direction: 'higher' },
+  // What moved inside the broker (src/metrics/evidence.ts holds their table): compared, never gating.
+  ...EVIDENCE.map((e): MetricDef => ({ id: e.id, label: e.label, unit: e.unit, kind: 'evidence', direction: e.direction })),
 ];
 
 /** The metric each churn object reports (scenario files' default gate, src/workload/churn.ts). */
@@ -88,6 +91,8 @@ export const DEFAULT_TOLERANCE: Record<MetricKind, number> = {
   memory: 0.15,
   // Sanity counts (a trial with a wrong count is invalid, so valid trials agree exactly).
   count: 0.01,
+  // Broker evidence only explains; a change beyond 10 % is worth showing next to a failing metric.
+  evidence: 0.1,
 };
 
 /**
@@ -105,6 +110,7 @@ export const STORED_ALLOWANCE: Record<MetricKind, number> = {
   duration: 0.15,
   memory: 0.1,
   count: 0,
+  evidence: 0.25,
 };
 
 export function toleranceFor(id: string, overrides: Record<string, number>, stored = false): number {

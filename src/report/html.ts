@@ -1,14 +1,17 @@
 // The self-contained HTML report of a RunReport: one file with uPlot, its CSS, the chart data and
 // the drawing code inlined, and a Content-Security-Policy that forbids every network request.
 // Per scenario: throughput over time, latency percentile curves, A/B delta bars with CIs, trial
-// scatter for the gating metrics and the comparison table; then targets, runner fingerprint and
-// errors. Every piece of report text goes through html() (attributes too); chart labels are data.
+// scatter for the gating metrics, the comparison table and the broker evidence ("Inside the
+// broker"); then targets, runner fingerprint and errors. Every piece of report text goes through
+// html() (attributes too); chart labels are data.
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
 import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
+import { evidenceGaps, significant } from './evidence';
+import { evidenceDef } from '../metrics/evidence';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
@@ -58,6 +61,20 @@ function comparisonTable(cs: Comparison[], ci: string): string {
   return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [${h(ci)}]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** The scenario's broker evidence, paired like the metrics (never gating); bold: the interval excludes 1. */
+function evidencePanel(r: RunReport, scenario: string): string {
+  const cs = (r.evidence ?? []).filter((c) => c.scenario === scenario);
+  if (!cs.length) return '';
+  const rows = cs.map((c) => {
+    const cls = !significant(c) ? '' : (c.direction === 'lower' ? c.ratio! > 1 : c.ratio! < 1) ? 'worse' : 'better';
+    return `<tr><td title="${h(evidenceDef(c.metric)?.capture ?? '')}">${h(metricDef(c.metric).label)}</td><td>${h(c.baselineLabel)}</td>`
+      + `<td class="n">${h(num(c.baselineMedian, c.unit))}</td><td class="n">${h(num(c.candidateMedian, c.unit))}</td>`
+      + `<td class="n ${cls}">${significant(c) ? `<b>${h(delta(c))}</b>` : h(delta(c))}</td><td class="n">${h(nText(c))}</td></tr>`;
+  }).join('');
+  return `<h3>Inside the broker</h3><div class="small muted">broker evidence over each trial's window, paired like the metrics (90 % CI, never gating); bold: the interval excludes no change; hover a name for how it is captured</div>`
+    + `<table><thead><tr><th>Evidence</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [90 % CI]</th><th>n</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 const deltaKey = (ci: string) => `<div class="key"><span><i class="sw" style="background:#dc2626"></i>fail</span><span><i class="sw" style="background:#d97706"></i>warn</span>`
   + `<span><i class="sw" style="background:#16a34a"></i>better</span><span><i class="sw" style="background:#64748b"></i>no significant change / inconclusive</span>`
   + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ ${h(ci)}</span><span>★ gating metric (faded bars: reported only)</span></div>`;
@@ -77,6 +94,7 @@ function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: n
     + `</div>`
     + (deltas || `<h3>A/B deltas</h3><p class="muted">${cs.length ? 'no comparison produced a ratio' : 'nothing to compare with: no stored baseline and no reference target in this run'}</p>`)
     + comparisonTable(cs, ciLabel(r))
+    + evidencePanel(r, s.id)
     + (sc.scatter.length ? `<h3>Trials (one dot per trial, in run order)</h3><div class="grid3">${sc.scatter.map((id) => `<div><div class="small">${h((data.charts[id] as { title: string }).title)}</div><div class="chart" data-chart="${h(id)}"></div></div>`).join('')}</div>` : '')
     + (invalid.length ? `<h3>Excluded trials</h3><ul>${invalid.map((t) => `<li>${h(t.target)} trial ${t.trial + 1}: ${h(t.invalidReason ?? t.error)}</li>`).join('')}</ul>` : '')
     + `</section>`;
@@ -98,7 +116,9 @@ function environment(r: RunReport, data: ChartData): string {
   const effective = eff.length ? `<h2 style="margin-top:16px">Effective configuration, read back from the brokers</h2>`
     + (r.effectDiff?.length ? `<p><b>How they differ in effect:</b></p><ul>${r.effectDiff.map((l) => `<li>${h(l)}</li>`).join('')}</ul>` : '')
     + eff.map((t) => `<h3>${h(t.target)}</h3><ul>${t.lines.map((l) => `<li>${h(l)}</li>`).join('')}</ul>`).join('') : '';
-  return `<section id="environment"><h2>Targets</h2>${targetsTable(r.targets ?? [], data)}${effective}<h2 style="margin-top:16px">Runner fingerprint</h2>`
+  const gaps = evidenceGaps(r);
+  const evidence = gaps.length ? `<h2 style="margin-top:16px">Broker evidence not available</h2><ul>${gaps.map((l) => `<li>${h(l)}</li>`).join('')}</ul>` : '';
+  return `<section id="environment"><h2>Targets</h2>${targetsTable(r.targets ?? [], data)}${effective}${evidence}<h2 style="margin-top:16px">Runner fingerprint</h2>`
     + `<table><tbody>${rows.map(([k, v]) => `<tr><th style="width:140px">${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</tbody></table></section>`;
 }
 

@@ -1,7 +1,7 @@
 // Markdown rendering of a RunReport: the job summary (everything) and the pull-request comment
-// (verdict headline, regressions first, improvements next, unchanged collapsed, environment and
-// decision rule, trend chart; never over GitHub's 65,536-character limit). All user text goes
-// through md().
+// (verdict headline, regressions first with what moved inside the broker, improvements next,
+// unchanged collapsed, environment and decision rule, trend chart; never over GitHub's
+// 65,536-character limit). All user text goes through md().
 import { isRunScope } from '../compare/judge';
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
@@ -10,6 +10,7 @@ import { fenced } from '../config/diff';
 import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText, VERDICT_ICON } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
+import { evidenceForRegressions, evidenceGaps } from './evidence';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -54,6 +55,7 @@ function environment(r: RunReport): string {
     r.targetDiff ? `<details><summary>How the two targets differ</summary>\n\n${fenced(r.targetDiff, 'diff')}\n\n</details>` : '',
     r.effectDiff?.length ? `<details><summary>How they differ in effect, read back from the brokers (${r.effectDiff.length})</summary>\n\n${r.effectDiff.map((l) => `- ${md(l)}`).join('\n')}\n\n</details>` : '',
     effective(r),
+    evidenceGapsText(r),
     `**Runner fingerprint:** ${md(f.cpuModel)}, ${f.cores} cores, ${md(f.os)}, Node ${md(f.node)}, ${md(f.tool)} ${md(f.toolVersion)}; preset \`${md(r.preset)}\`, ${r.repetitions} repetitions, seed ${r.seed}, ${r.durationSeconds} s.`,
   ].filter(Boolean).join('\n');
 }
@@ -99,6 +101,21 @@ function sections(r: RunReport): { regressions: Comparison[]; improvements: Comp
   return { regressions, improvements, rest };
 }
 
+/** Next to the regressions: what moved inside the broker (src/report/evidence.ts). */
+function brokerEvidence(r: RunReport): string {
+  const groups = evidenceForRegressions(r);
+  if (!groups.length) return '';
+  // The lines are this tool's own text (registry labels and numbers); the scenario and label are not.
+  const lines = groups.map((g) => `- **${md(g.scenario)}** vs ${md(g.baselineLabel)}: ${g.lines.length ? g.lines.join('; ') : `_${md(g.none)}_`}`);
+  return `#### What moved inside the broker\n${lines.join('\n')}\n`;
+}
+
+/** Targets that could not provide some broker evidence, and why (collapsed). */
+function evidenceGapsText(r: RunReport): string {
+  const gaps = evidenceGaps(r);
+  return gaps.length ? `<details><summary>Broker evidence not available</summary>\n\n${gaps.map((l) => `- ${md(l)}`).join('\n')}\n\n</details>` : '';
+}
+
 /** The measured numbers, when there is nothing to compare them with (src/report/measured.ts). */
 function measured(r: RunReport): string {
   const rows = measuredRows(r).map((m) => `| ${md(m.target)} | ${md(m.scenario)} | ${md(m.label)} | ${num(m.median, md(m.unit))} | ${num(m.min)} – ${num(m.max)} | ${m.n} of ${m.trials} |`);
@@ -111,6 +128,7 @@ export function renderSummary(r: RunReport, o: RenderOptions): string {
   const tables = nothingToCompare(r) ? [measured(r)] : [
     '### Needs attention',
     table(s.regressions, r),
+    brokerEvidence(r),
     '',
     '### Improvements',
     table(s.improvements, r),
@@ -137,7 +155,7 @@ export function renderComment(r: RunReport, o: RenderOptions): string {
   const tail = ['', o.trend ?? '', environment(r), o.runUrl ? `\n[Workflow run and full job summary](${o.runUrl})` : ''];
   const body = [
     nothingToCompare(r) ? measured(r) : '',
-    s.regressions.length ? `### Needs attention\n${table(s.regressions, r)}\n` : '',
+    s.regressions.length ? `### Needs attention\n${table(s.regressions, r)}\n\n${brokerEvidence(r)}` : '',
     s.improvements.length ? `### Improvements\n${table(s.improvements, r)}\n` : '',
     s.rest.length ? `<details><summary>Unchanged (${s.rest.length})</summary>\n\n${table(s.rest, r)}\n\n</details>\n` : '',
     invalidTrials(r),

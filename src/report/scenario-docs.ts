@@ -3,6 +3,7 @@
 // trimmed parameters. scripts/gen-scenario-docs.mjs writes it; a unit test fails when it is stale.
 import type { ScenarioSpec, WorkloadParams } from '../schema/types';
 import { METRICS } from '../metrics/definitions';
+import { EVIDENCE } from '../metrics/evidence';
 import { buildPlan, estimateSeconds, trialSeconds } from '../plan/plan';
 import { defaultRepetitions } from '../compare/compare';
 import { abEstimate } from '../compare/sequential';
@@ -106,7 +107,10 @@ export function renderScenarioDocs(): string {
   }
   out.push('', 'Estimates are warm-up + window + 0.5 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take. A sequential A/B (`looks:` in presets.yml) stops each scenario once decided: from every scenario stopping at the first look to all running to the cap (docs/statistics.md).', '', FORMAT);
   out.push('## Metrics', '', '| id | unit | kind | better |', '|---|---|---|---|');
-  for (const m of METRICS) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
+  for (const m of METRICS.filter((x) => x.kind !== 'evidence')) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
+  out.push('', '### Broker evidence', '', 'What moved inside the broker over each trial\'s window: compared like the reported-only metrics in a same-run A/B, shown next to a failing or warned gating metric, never gating (docs/evidence.md).', '',
+    '| id | unit | better | source | how it is captured |', '|---|---|---|---|---|');
+  for (const e of EVIDENCE) out.push(`| \`${e.id}\` | ${e.unit} | ${e.direction} | ${e.source} | ${e.capture} |`);
   out.push('', '## PerfTest flags accepted by `perf-test:`', '');
   for (const f of PERF_TEST_FLAGS) out.push(`- ${f.aliases.map((a) => `\`${a}\``).join(' ')}${f.ignored ? ' (accepted and ignored: output and multi-instance options)' : ''}`);
   out.push('', 'Anything else is an error naming the file and line.', '', '## Catalogue', '');

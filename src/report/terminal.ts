@@ -1,10 +1,12 @@
 // The comparison table for a terminal (the CLI's stdout when it is a TTY): verdict headline,
 // gating metrics plus reported-only metrics that moved, Δ as the Hodges-Lehmann ratio with its
-// CI, verdicts and deltas coloured unless colour is off; and when colour is allowed on a stream.
+// CI, verdicts and deltas coloured unless colour is off, what moved inside the broker next to a
+// regression; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { ciLabel, delta, headlineText, nText, num, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
+import { evidenceForRegressions } from './evidence';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
 export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
@@ -55,5 +57,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   });
   const foot = `★ gating metric; Δ is the Hodges-Lehmann ratio with its ${ciLabel(r)}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? '' : 's'} not shown (see --json or --html)` : ''}.`;
   const seq = sequentialText(r);
-  return [head, ...(power ? [power] : []), ...(seq ? [seq] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', foot, ''].join('\n');
+  const inside = evidenceForRegressions(r).map((g) => `  ${g.scenario} vs ${g.baselineLabel}: ${g.lines.length ? g.lines.join('; ') : g.none}`);
+  const evidence = inside.length ? [c('1', 'What moved inside the broker'), ...inside, ''] : [];
+  return [head, ...(power ? [power] : []), ...(seq ? [seq] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', ...evidence, foot, ''].join('\n');
 }

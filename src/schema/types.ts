@@ -8,7 +8,8 @@ export const SCHEMA_VERSION = 1;
 
 /** Which way is better for a metric. */
 export type Direction = 'higher' | 'lower';
-export type MetricKind = 'throughput' | 'latency' | 'churn' | 'duration' | 'memory' | 'count';
+/** 'evidence': what moved inside the broker (src/metrics/evidence.ts), compared but never gating. */
+export type MetricKind = 'throughput' | 'latency' | 'churn' | 'duration' | 'memory' | 'count' | 'evidence';
 
 /** PerfTest's parameter object, in PerfTest's vocabulary (see docs/scenarios.md). */
 export interface WorkloadParams {
@@ -162,6 +163,8 @@ export interface DockerTargetSpec {
   /** rabbitmqctl / rabbitmqadmin lines run after boot, before trials. */
   setup: string[];
   network: 'host' | 'bridge';
+  /** false: no broker evidence (nothing switched on or read in the broker); default true. */
+  evidence?: boolean;
 }
 
 export interface NodeInfo {
@@ -194,6 +197,8 @@ export interface TargetInfo {
   nodes: NodeInfo[];
   /** What the broker really runs with, read back from it (src/broker/effective.ts). */
   effective?: EffectiveConfig;
+  /** Which broker evidence this target provides (src/metrics/evidence.ts), and why not the rest. */
+  evidence?: { sources: string[]; missing: Array<{ source: string; why: string }> };
 }
 
 /** A target's configuration as read back from the broker, not as declared. */
@@ -280,6 +285,9 @@ export interface TrialResult {
   error?: string;
   /** The first trial of each scenario × target: its queues as the broker ran them. */
   queues?: QueueEffect[];
+  /** What moved inside the broker over the window (src/metrics/evidence.ts ids); absent where
+   *  the target offers no evidence or the runner announces no window (node restarts). */
+  evidence?: Record<string, number>;
 }
 
 export type Verdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
@@ -345,6 +353,8 @@ export interface RunReport {
   targetNote?: string;
   /** Line diff of the two target descriptions, when a same-run A/B compares different ones. */
   targetDiff?: string;
+  /** Broker evidence compared like the reported-only metrics (same-run A/B only; never gating). */
+  evidence?: Comparison[];
   /** Two targets read back from their brokers: identical in effect, or where they differ. */
   effectNote?: string;
   effectDiff?: string[];

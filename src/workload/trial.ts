@@ -18,6 +18,7 @@ import { describeError } from '../schema/errors';
 import type { PlannedTrial } from '../plan/plan';
 import type { TrialResult } from '../schema/types';
 import { runWorkload } from './engine';
+import { evidenceWindow } from './evidence-window';
 import { restartLimitSeconds } from './restart';
 
 /** Extra seconds a trial may take beyond warm-up + window (connections, topology, teardown). */
@@ -56,10 +57,13 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
       await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user, inherited?.defaultQueueType);
       if (inherited) await applyVhostConfig(mgmt, inherited, vhost);
       const ctx = { managementUrl: broker.managementUrl, vhost, restartNode: broker.restartNode?.bind(broker) };
-      const r = await runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx);
+      // Broker evidence is read as the runner's window opens and closes (nothing runs in the broker meanwhile).
+      const window = broker.evidence ? evidenceWindow(broker.evidence) : undefined;
+      const r = await runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx).finally(() => window?.close());
+      const evidence = r.valid && window ? await window.result(r.metrics) : undefined;
       // The first round records its queues as the broker ran them (after the window; bounded).
       const queues = p.trial === 0 && !combined.aborted ? await readQueues(mgmt, vhost).catch(() => undefined) : undefined;
-      return queues ? { ...r, queues } : r;
+      return { ...r, ...(queues ? { queues } : {}), ...(evidence ? { evidence } : {}) };
     })();
     work.catch(() => undefined); // it may settle after the race below is decided
     const givenUp = new Promise<never>((_, reject) => {

@@ -4,7 +4,7 @@
 // regression (Erlang `+S 2:1` on the candidate) and does not fail an A/A; a moved tag (the same
 // local tag retagged to another image) is called out and A/B'd old against new; when the recorded
 // broker cannot be started (its image gone, no Docker) the stored trials decide and the report
-// says why.
+// says why. The failing A/B also carries the broker evidence next to the failing metric.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,8 @@ import { join, resolve } from 'node:path';
 import type { Baseline, RunReport } from '../../src/schema/types';
 import { ANCHOR_ID } from '../../src/broker/anchor';
 import { AMQP_URL } from '../support/broker';
+import { evidenceForRegressions } from '../../src/report/evidence';
+import { renderComment } from '../../src/report/markdown';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -76,6 +78,19 @@ describe('anchored baseline', () => {
     // The stored trials: shown as a second opinion, never deciding.
     expect(storedShown(report).length).toBeGreaterThan(0);
     expect(storedShown(report).every((s) => !s.gating)).toBe(true);
+    // What moved inside the broker, paired like the metrics: both containers give cgroup CPU and
+    // the scheduler split (the provider switched microstate accounting on), and the candidate's
+    // one online scheduler shows as at most one busy core.
+    for (const t of report.targets) expect(t.evidence?.sources.sort()).toEqual(['cgroup', 'msacc', 'prometheus']);
+    const ev = (m: string) => report.evidence?.find((e) => e.metric === m && e.against === ANCHOR_ID);
+    expect(ev('broker_cpu_us_per_msg')?.nCandidate).toBe(6);
+    expect(ev('broker_cpu_us_per_msg')?.gating).toBe(false);
+    expect(ev('broker_sched_busy')!.candidateMedian!).toBeLessThanOrEqual(1.05);
+    expect(ev('broker_sched_busy')!.baselineMedian!).toBeGreaterThan(0);
+    const [moved] = evidenceForRegressions(report);
+    expect(moved, JSON.stringify(report.evidence)).toMatchObject({ scenario: 'one_fast', against: ANCHOR_ID });
+    expect(moved.lines.length).toBeGreaterThan(0);
+    expect(renderComment(report, { name: 'gate' })).toContain('#### What moved inside the broker');
   });
 
   it('an A/A against the recorded broker does not fail', () => {

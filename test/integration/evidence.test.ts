@@ -1,0 +1,52 @@
+// Broker evidence from a real broker: the machine's RabbitMQ service attached by URL offers its
+// Prometheus endpoint (the VM's reductions, GC and memory), not the scheduler split until
+// microstate accounting is switched on in it, and never cgroup accounting; a trial's evidence is
+// read at its window's edges and normalised by the messages it moved. Containers (cgroup CPU,
+// msacc switched on by the provider, paired evidence next to a real regression):
+// test/integration/anchored-baseline.test.ts.
+import { execFileSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { attachExisting } from '../../src/broker/existing';
+import { runTrial } from '../../src/workload/trial';
+import { AMQP_URL, MANAGEMENT_URL, spec } from '../support/broker';
+
+const MSACC = (on: boolean) => execFileSync('rabbitmqctl', ['eval', `erlang:system_flag(microstate_accounting, ${on}), ok.`], { encoding: 'utf8' });
+const target = { id: 'local', label: 'local', kind: 'url' as const, amqpUrl: AMQP_URL, managementUrl: MANAGEMENT_URL };
+const oneFast = spec('evidence_one_fast', { producers: 1, consumers: 1, queue: 'evidence-q' }, { warmup: 1, duration: 2 });
+
+afterAll(() => { MSACC(false); });
+
+describe('broker evidence on a broker attached by URL', () => {
+  it('its Prometheus endpoint gives per-message VM evidence; microstate accounting off and cgroup are said to be missing', async () => {
+    MSACC(false);
+    const broker = await attachExisting(target);
+    expect(broker.info.evidence?.sources).toEqual(['prometheus']);
+    expect(broker.info.evidence?.missing.map((m) => m.source)).toEqual(['msacc', 'cgroup']);
+    expect(broker.info.evidence?.missing[0].why).toMatch(/microstate_accounting, true/);
+    const r = await runTrial({ scenario: oneFast, target: 'local', trial: 0, order: 0 }, broker, `ev${process.pid}`);
+    expect(r.valid, r.invalidReason).toBe(true);
+    const e = r.evidence!;
+    // A message costs the broker thousands of reductions and some garbage collection.
+    expect(e.broker_reductions_per_msg).toBeGreaterThan(100);
+    expect(e.broker_reductions_per_msg).toBeLessThan(1e6);
+    expect(e.broker_gc_words_per_msg).toBeGreaterThan(0);
+    expect(e.broker_mem_total_mb).toBeGreaterThan(20);
+    expect(e.broker_mem_processes_mb).toBeLessThan(e.broker_mem_total_mb);
+    expect(Object.keys(e).filter((k) => /msacc|sched|cpu|disk/.test(k))).toEqual([]);
+  }, 60_000);
+
+  it('once microstate accounting is on in the broker, the scheduler split is read too', async () => {
+    MSACC(true);
+    const broker = await attachExisting(target);
+    expect(broker.info.evidence?.sources).toEqual(['prometheus', 'msacc']);
+    const r = await runTrial({ scenario: oneFast, target: 'local', trial: 1, order: 1 }, broker, `ev${process.pid}`);
+    const e = r.evidence!;
+    // Busy scheduler time in cores: above nothing, at most the machine's schedulers.
+    expect(e.broker_sched_busy).toBeGreaterThan(0.01);
+    expect(e.broker_sched_busy).toBeLessThanOrEqual(broker.info.nodes[0]?.processors ?? 64);
+    expect(e.broker_sched_us_per_msg).toBeGreaterThan(0);
+    const split = ['emulator', 'gc', 'port', 'check_io', 'aux', 'other'].reduce((sum, s) => sum + e[`broker_msacc_${s}`], 0);
+    expect(split).toBeCloseTo(1, 2);
+    expect(e.broker_msacc_emulator).toBeGreaterThan(e.broker_msacc_aux);
+  }, 60_000);
+});
