@@ -6,7 +6,7 @@
 // dead-letter queue, dead_lettered_rate. A drain that does not finish makes the trial invalid.
 import { STOP } from './stop-reasons';
 import type { Channel } from 'amqplib';
-import type { PhaseSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
+import type { PhaseSpec, PhasesScenario, WorkloadParams } from '../schema/types';
 import { SeriesSampler, TrialRecorder } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
@@ -24,7 +24,7 @@ const MIN_RATE_SHARE = 0.95;
 const round = (x: number) => Math.round(x * 100) / 100;
 
 interface Ctx {
-  spec: ScenarioSpec;
+  spec: PhasesScenario;
   rec: TrialRecorder;
   pool: ClientPool;
   mon: Channel;
@@ -36,11 +36,11 @@ interface Ctx {
   signal?: AbortSignal;
 }
 
-export async function runPhases(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
+export async function runPhases(spec: PhasesScenario, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
   const rec = new TrialRecorder();
   const pool = new ClientPool(amqpUrl, rec);
   const selfLoad = new SelfLoad();
-  const phases = spec.phases ?? [];
+  const phases = spec.phases;
   let sampler: SeriesSampler | undefined;
   const ctx = { spec, rec, pool, scheduler: new RateScheduler(), producers: [], consumers: [], metrics: {}, signal } as unknown as Ctx;
   let invalid: string | undefined;
