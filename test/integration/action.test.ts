@@ -95,7 +95,7 @@ describe('bundled action on a pull_request event', () => {
     try {
       const before = bot()[0];
       const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
-      expect(r.code).toBe(1);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
       expect(r.outputs.verdict).toBe('fail');
       expect(Number(r.outputs.regressions)).toBeGreaterThanOrEqual(1);
       expect(r.stdout).toMatch(/::error.*regression/);
