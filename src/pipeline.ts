@@ -196,7 +196,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
 export function skipUnrunnable(scenarios: ScenarioSpec[], handles: Pick<BrokerHandle, 'info' | 'restartNode'>[],
   errors: RunError[], ui: Pick<Ui, 'warn'>): ScenarioSpec[] {
   const unable = handles.filter((h) => typeof h.restartNode !== 'function');
-  const skipped = unable.length ? scenarios.filter((s) => s.kind === 'restart') : [];
+  const skipped: ScenarioSpec[] = unable.length ? scenarios.filter((s) => s.kind === 'restart') : [];
   if (!skipped.length) return scenarios;
   const who = unable.map((h) => `${h.info.label} (${h.info.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'})`).join(' and ');
   const both = handles.length > 1 ? ` on both targets${unable.length < handles.length ? ', to keep the A/B paired' : ''}` : '';

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULTS } from '../config/defaults';
 import type { Baseline, RunReport } from '../schema/types';
+import { withScenarioKind } from '../schema/types';
 import { GateError } from '../schema/errors';
 import { readBaseline, writeFileAtomic } from '../compare/baseline-file';
 import { renderHtml } from '../report/html';
@@ -124,7 +125,10 @@ export function readResult(file: string): { report?: RunReport; baseline?: Basel
     const pos = /position (\d+)/.exec((e as Error).message);
     throw new GateError(`not valid JSON (${(e as Error).message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined });
   }
-  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data as unknown as RunReport };
+  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) {
+    // Older releases left `kind` out of messaging scenarios.
+    return { report: { ...data, scenarios: data.scenarios.map(withScenarioKind) } as unknown as RunReport };
+  }
   if (data?.scenarios && typeof data.scenarios === 'object' && !Array.isArray(data.scenarios)) {
     const read = readBaseline(file);
     if (read.status === 'ok') return { baseline: read.baseline };

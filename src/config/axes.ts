@@ -74,7 +74,7 @@ export function expandAxes(base: ScenarioSpec, axes: Axes | undefined, order: st
   return combos.map((c) => {
     const notes = [...(base.notes ?? [])];
     const spec: ScenarioSpec = structuredClone({ ...base, notes });
-    const all = [spec.workload, ...(spec.phases ?? []).map((p) => p.workload)];
+    const all = [spec.workload, ...(spec.kind === 'phases' ? spec.phases : []).map((p) => p.workload)];
     const labels: Record<string, string | number> = {};
     if (c.size !== undefined) {
       const before = notes.length;
@@ -84,7 +84,7 @@ export function expandAxes(base: ScenarioSpec, axes: Axes | undefined, order: st
     }
     if (c.queueType !== undefined) {
       for (const w of all) applyQueueType(w, c.queueType as QueueTypeAxis, notes);
-      if (spec.import) spec.import.queueType = c.queueType === 'quorum' || c.queueType === 'stream' ? c.queueType : 'classic';
+      if (spec.kind === 'import') spec.import.queueType = c.queueType === 'quorum' || c.queueType === 'stream' ? c.queueType : 'classic';
       labels[LABEL.queueType] = c.queueType;
     }
     spec.axes = labels;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
-import type { ChurnSpec, ImportSpec, PhaseSpec, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
+import type { ChurnScenario, ChurnSpec, ImportScenario, ImportSpec, MessagingScenario, PhaseSpec, PhasesScenario, RestartScenario, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
 import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
 import { isEvidence } from '../metrics/evidence';
 import { GateError, type Where } from '../schema/errors';
@@ -150,8 +150,8 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     return { role: p.role, workload: w, keepPublishing: p.keepPublishing ?? false };
   });
 
-  const churn = raw.churn && { object: raw.churn.object, durable: raw.churn.durable ?? false, concurrency: raw.churn.concurrency ?? 1 };
-  const imp = raw.import && {
+  const churn: ChurnSpec | undefined = raw.churn && { object: raw.churn.object, durable: raw.churn.durable ?? false, concurrency: raw.churn.concurrency ?? 1 };
+  const imp: ImportSpec | undefined = raw.import && {
     queues: raw.import.queues, bindingsPerQueue: raw.import.bindingsPerQueue ?? 0, vhosts: raw.import.vhosts ?? 0,
     queueType: raw.import.queueType ?? 'classic', reimport: raw.import.reimport ?? true,
   };
@@ -170,7 +170,10 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   if (restart) scaleRestart(restart, scale, scaled);
 
   checkAxes(raw, kind, workload, phases, at);
-  const gate = raw.gate ?? defaultGate(kind, workload, churn, imp);
+  // The kind's own block (the parser checked above that at most one is present).
+  const own: KindFields = phases ? { kind: 'phases', phases } : churn ? { kind: 'churn', churn }
+    : imp ? { kind: 'import', import: imp } : restart ? { kind: 'restart', restart } : { kind: 'messaging' };
+  const gate = raw.gate ?? defaultGate(own, workload);
   for (const [i, id] of gate.entries()) {
     if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, at(`/gate/${i}`, 'gate'), 'use a metric id from docs/scenarios.md (src/metrics/definitions.ts)');
     if (isEvidence(id)) {
@@ -193,11 +196,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     tolerances: raw.tolerances ?? {},
     file,
     lines: fieldLines,
-    ...(kind !== 'messaging' ? { kind } : {}),
-    ...(phases ? { phases } : {}),
-    ...(churn ? { churn } : {}),
-    ...(imp ? { import: imp } : {}),
-    ...(restart ? { restart } : {}),
+    ...own,
     ...(setup ? { setup } : {}),
     ...(scale !== 1 ? { scale } : {}),
     ...(notes.length ? { notes } : {}),
@@ -205,11 +204,15 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   return expandAxes(base, raw.axes, Object.keys(raw.axes ?? {}));
 }
 
-function defaultGate(kind: ScenarioKind, w: WorkloadParams, churn?: ChurnSpec, imp?: ImportSpec): string[] {
-  if (kind === 'phases') return ['fill_rate', 'drain_rate'];
-  if (kind === 'churn') return [CHURN_METRIC[churn!.object]];
-  if (kind === 'import') return imp!.reimport ? ['import_seconds', 'reimport_seconds'] : ['import_seconds'];
-  if (kind === 'restart') return ['node_start_seconds'];
+/** The fields a scenario's kind adds: `kind` and its own block. */
+type KindFields = Pick<MessagingScenario, 'kind'> | Pick<PhasesScenario, 'kind' | 'phases'> | Pick<ChurnScenario, 'kind' | 'churn'>
+  | Pick<ImportScenario, 'kind' | 'import'> | Pick<RestartScenario, 'kind' | 'restart'>;
+
+function defaultGate(own: KindFields, w: WorkloadParams): string[] {
+  if (own.kind === 'phases') return ['fill_rate', 'drain_rate'];
+  if (own.kind === 'churn') return [CHURN_METRIC[own.churn.object]];
+  if (own.kind === 'import') return own.import.reimport ? ['import_seconds', 'reimport_seconds'] : ['import_seconds'];
+  if (own.kind === 'restart') return ['node_start_seconds'];
   return DEFAULT_GATE.filter((m) => (m === 'published_rate' ? w.producers > 0 : m === 'consumed_rate' ? w.consumers > 0 : w.producers > 0 && w.consumers > 0));
 }
 

@@ -6,7 +6,7 @@ import { globSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import type { RunReport } from '../schema/types';
-import { SCHEMA_VERSION } from '../schema/types';
+import { SCHEMA_VERSION, withScenarioKind } from '../schema/types';
 import { GateError } from '../schema/errors';
 import { TOOL } from '../metrics/fingerprint';
 
@@ -112,6 +112,8 @@ export function readReportFile(file: string): RunReport {
     const allowed = (e.params as { allowedValues?: unknown[]; allowedValue?: unknown }).allowedValues ?? (e.params as { allowedValue?: unknown }).allowedValue;
     throw invalid(file, `${e.instancePath || '(top level)'} ${e.message}${allowed !== undefined ? ` ${JSON.stringify(allowed)}` : ''}`);
   }
+  // Older releases left `kind` out of messaging scenarios.
+  data.scenarios = data.scenarios.map(withScenarioKind);
   return data as RunReport;
 }
 

@@ -59,7 +59,7 @@ export function restartEstimateSeconds(r: RestartSpec): number {
 /** Expected seconds of one trial's work: warm-up + window, or a restart's own estimate (which
  *  ignores the window: a restart takes what it takes). */
 export function trialSeconds(s: ScenarioSpec): number {
-  return s.kind === 'restart' && s.restart ? restartEstimateSeconds(s.restart) : s.warmupSeconds + s.durationSeconds;
+  return s.kind === 'restart' ? restartEstimateSeconds(s.restart) : s.warmupSeconds + s.durationSeconds;
 }
 
 /** Expected wall time of a plan in seconds (each trial's work + set-up allowance per trial: vhost,

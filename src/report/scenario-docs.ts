@@ -79,12 +79,12 @@ function scenarioSection(specs: ScenarioSpec[]): string[] {
   const out = [`### ${id}`, '', s.description, ''];
   const first = specs.length > 1 ? `, first variant ${s.id.slice(id.length)}` : '';
   const time = s.kind === 'restart' ? `about ${Math.round(trialSeconds(s))} s per trial` : `warm-up ${s.warmupSeconds} s + window ${s.durationSeconds} s`;
-  out.push(`- **Gate:** ${s.gate.map((g) => `\`${g}\``).join(', ')} · ${time}${s.kind ? ` · kind ${s.kind}` : ''}`);
+  out.push(`- **Gate:** ${s.gate.map((g) => `\`${g}\``).join(', ')} · ${time}${s.kind !== 'messaging' ? ` · kind ${s.kind}` : ''}`);
   out.push(`- **Origin:** ${s.origin.source}`, '', '  ```', ...s.origin.command.split('\n').map((l) => `  ${l}`), '  ```', '');
   if (s.kind === 'churn') out.push(`- **Churn:** ${fmt(s.churn)}`);
   else if (s.kind === 'import') out.push(`- **Import:** ${fmt(s.import)}`);
   else if (s.kind === 'restart') out.push(`- **Restart:** ${fmt(s.restart)}`);
-  else if (s.phases) for (const p of s.phases) out.push(`- **${p.role}${p.keepPublishing ? ' (publishers keep going)' : ''}${first}:** ${changedParams(p.workload)}`);
+  else if (s.kind === 'phases') for (const p of s.phases) out.push(`- **${p.role}${p.keepPublishing ? ' (publishers keep going)' : ''}${first}:** ${changedParams(p.workload)}`);
   else out.push(`- **Trimmed${first}:** ${changedParams(s.workload)}`);
   if (s.setup) out.push(`- **Setup:** ${[...s.setup.policies.map((p) => `policy ${p.name} (${p.pattern}: ${fmt(p.definition)})`), ...s.setup.queues.map((q) => `queue ${q}`)].join('; ')}`);
   if (s.scale) out.push(`- **Scale:** ${s.scale}`);

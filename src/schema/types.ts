@@ -56,7 +56,8 @@ export interface WorkloadParams {
   producerMessageLimit: number;
 }
 
-export interface ScenarioSpec {
+/** Fields every scenario has, whatever its kind. */
+interface ScenarioBase {
   id: string;
   description: string;
   /** Where it comes from: the original command line it trims. */
@@ -71,14 +72,6 @@ export interface ScenarioSpec {
   /** File the spec came from and the line of each top-level field, for annotations. */
   file: string;
   lines: Record<string, number>;
-  /** What a trial runs; absent = 'messaging' (one PerfTest run). See docs/scenarios.md. */
-  kind?: ScenarioKind;
-  /** kind 'phases': ordered runs on one topology (e.g. fill a backlog, then drain it). */
-  phases?: PhaseSpec[];
-  churn?: ChurnSpec;
-  import?: ImportSpec;
-  /** kind 'restart': N queues declared, then the node restarted (docker targets only). */
-  restart?: RestartSpec;
   /** Broker objects made before the trial (policies, dead-letter queues). */
   setup?: SetupSpec;
   /** Axis values this spec was expanded with, e.g. { size: 100, queue: 'quorum' }. */
@@ -89,7 +82,52 @@ export interface ScenarioSpec {
   notes?: string[];
 }
 
-export type ScenarioKind = 'messaging' | 'phases' | 'churn' | 'import' | 'restart';
+/** One steady PerfTest run. */
+export interface MessagingScenario extends ScenarioBase {
+  kind: 'messaging';
+}
+
+/** Ordered runs on one topology (e.g. fill a backlog, then drain it). */
+export interface PhasesScenario extends ScenarioBase {
+  kind: 'phases';
+  phases: PhaseSpec[];
+}
+
+/** Metadata churn for the measured window instead of messaging. */
+export interface ChurnScenario extends ScenarioBase {
+  kind: 'churn';
+  churn: ChurnSpec;
+}
+
+/** A definitions import (and optionally its re-import), timed. */
+export interface ImportScenario extends ScenarioBase {
+  kind: 'import';
+  import: ImportSpec;
+}
+
+/** N queues declared, then the node restarted (docker targets only). */
+export interface RestartScenario extends ScenarioBase {
+  kind: 'restart';
+  restart: RestartSpec;
+}
+
+/**
+ * What a trial runs, by `kind` (see docs/scenarios.md); each kind's own block is required on its
+ * variant and absent on the others. Scenario files leave `kind` out (the parser derives it from
+ * the block present); reports written before it was always set lack it for messaging scenarios,
+ * which readers restore with withScenarioKind.
+ */
+export type ScenarioSpec = MessagingScenario | PhasesScenario | ChurnScenario | ImportScenario | RestartScenario;
+
+export type ScenarioKind = ScenarioSpec['kind'];
+
+/** A scenario as stored by an older release: `kind` absent means 'messaging'. */
+export type StoredScenarioSpec = ScenarioSpec | (Omit<MessagingScenario, 'kind'> & { kind?: undefined });
+
+/** Restores the `kind` that older reports left out for messaging scenarios. */
+export function withScenarioKind(s: StoredScenarioSpec): ScenarioSpec {
+  return s.kind === undefined ? { ...s, kind: 'messaging' } : s;
+}
 
 export interface PhaseSpec {
   /** fill: publish, no consumers, until -C is reached or the window ends; drain: consume until the queues are empty. */

@@ -5,7 +5,7 @@
 import { STOP } from './stop-reasons';
 import { randomBytes } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import type { ChurnSpec, ScenarioSpec } from '../schema/types';
+import type { ChurnScenario, ChurnSpec } from '../schema/types';
 import { CHURN_METRIC } from '../metrics/definitions';
 import { newHistogram, encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
@@ -45,8 +45,8 @@ async function makeOp(c: ChurnSpec, pool: ClientPool, loop: number): Promise<Op>
   return async () => { await ch.bindQueue(ok.queue, 'amq.direct', hex()); };
 }
 
-export async function runChurn(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
-  const c = spec.churn!;
+export async function runChurn(spec: ChurnScenario, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
+  const c = spec.churn;
   const errors: string[] = [];
   const pool = new ClientPool(amqpUrl, { error: (m) => { if (!errors.includes(m)) errors.push(m); } });
   const latency = newHistogram();

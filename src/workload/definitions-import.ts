@@ -4,7 +4,7 @@
 // the same document again (re-import). Reports import_seconds and reimport_seconds, checks that
 // every queue exists, and deletes the extra vhosts it created. It never touches other vhosts.
 import { STOP } from './stop-reasons';
-import type { ImportSpec, ScenarioSpec } from '../schema/types';
+import type { ImportScenario, ImportSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
 import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './clock';
@@ -46,8 +46,8 @@ export function buildDefinitions(imp: ImportSpec, vhosts: Array<string | undefin
   return defs;
 }
 
-export async function runImport(spec: ScenarioSpec, ctx: TrialContext, signal?: AbortSignal): Promise<WorkloadResult> {
-  const imp = spec.import!;
+export async function runImport(spec: ImportScenario, ctx: TrialContext, signal?: AbortSignal): Promise<WorkloadResult> {
+  const imp = spec.import;
   const mgmt = new ManagementClient(ctx.managementUrl);
   const extra = importVhosts(ctx.vhost, imp);
   const defs = buildDefinitions(imp, extra.length ? extra : [undefined]);

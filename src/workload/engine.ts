@@ -1,24 +1,23 @@
 // The workload driver for one trial: opens a connection per producer and per consumer (as
-// PerfTest does), declares the topology, runs warm-up then the measured window, stops, and turns
-// the recorder's counts into metrics. It knows AMQP and nothing about GitHub or baselines.
+// PerfTest does, through pool.ts), declares the topology, runs warm-up then the measured window,
+// stops, and turns the recorder's counts into metrics. It knows AMQP and nothing about GitHub or
+// baselines.
 // It cannot stall: a watchdog ends a trial whose publishes, confirms and deliveries stop moving
 // (named stop reason "stalled: …"; after a stall on the fast path the process switches to plain
 // amqplib), and every clean-up step (consumer cancel, connection close) is bounded in time, after
 // which the socket is destroyed.
 import { STOP } from './stop-reasons';
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { GeneratorLoad, ScenarioSpec } from '../schema/types';
 import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
-import { generatorLoad } from './pool';
+import { ClientPool, generatorLoad, openProducers, sleep, startConsumers, within } from './pool';
 import { nowMs } from './clock';
-import { Consumer } from './consumer';
-import { Producer } from './producer';
-import { RateScheduler, scheduleSpread } from './scheduler';
+import type { Consumer } from './consumer';
+import { publishIntervalMs, RateScheduler, startPublishing } from './scheduler';
 import { decidedWirePath, demoteToPlain, wirePath } from './wire-check';
 import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
-import { declareTopology, routingKeyFor } from './topology';
+import { declareTopology } from './topology';
 import { needsScenarioRunner, runScenario } from './scenario';
 import type { TrialContext, WindowHooks, WorkloadResult } from './types';
 
@@ -26,13 +25,8 @@ export type { WorkloadResult };
 
 const wirePathName = (): string => decidedWirePath()?.path ?? 'undecided';
 
-
-/** How many connections are opened at once when a workload has thousands of clients. */
-const OPEN_CONCURRENCY = 32;
 /** Fixed-rate producers must reach this share of their target rate for a trial to count. */
 const MIN_RATE_SHARE = 0.95;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * How long cancelling the consumers, then closing the connections, may take after the window.
@@ -48,20 +42,6 @@ export const STALL_ENV = 'RABBITMQ_PERF_GATE_STALL_SECONDS';
 export function stallSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const v = Number(env[STALL_ENV]);
   return Number.isFinite(v) && v > 0 ? v : 10;
-}
-
-/** Resolves with `work`'s outcome, or after `ms` (then `onTimeout` runs); never rejects. */
-async function within(work: Promise<unknown>, ms: number, onTimeout?: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
-  const r = await Promise.race([work.then(() => 'done', () => 'done'), late]);
-  clearTimeout(timer);
-  if (r === 'late') onTimeout?.();
-}
-
-/** Destroys the socket under an amqplib connection (when close got no answer). */
-function destroySocket(c: ChannelModel): void {
-  (c as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
 }
 
 /**
@@ -103,26 +83,6 @@ class Watchdog {
   };
 }
 
-function connectUrl(amqpUrl: string): string {
-  const u = new URL(amqpUrl);
-  if (!u.searchParams.has('frameMax')) u.searchParams.set('frameMax', '131072');
-  if (!u.searchParams.has('heartbeat')) u.searchParams.set('heartbeat', '30');
-  return u.toString();
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  });
-  await Promise.all(workers);
-  return out;
-}
-
 /** One trial: phases, churn, import and setup/window checks go through src/workload/scenario.ts. */
 export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, ctx?: TrialContext): Promise<WorkloadResult> {
   if (needsScenarioRunner(spec)) return runScenario(spec, amqpUrl, signal, ctx, runMessaging);
@@ -134,26 +94,13 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
   options: { saturation?: SaturationThresholds } = {}): Promise<WorkloadResult> {
   const w = spec.workload;
   const rec = new TrialRecorder();
-  const conns: ChannelModel[] = [];
-  const url = connectUrl(amqpUrl);
-  let closing = false;
-  const open = async (): Promise<ChannelModel> => {
-    const c = await amqp.connect(url, { noDelay: true, timeout: 15_000 });
-    conns.push(c);
-    if (conns.length % COMPACT_EVERY_CONNECTIONS === 0) compactHeap(); // keeps the set-up peak down (memory.ts)
-    c.on('error', (e: Error) => rec.error(`connection error: ${e.message}`));
-    c.on('close', (e?: Error) => { if (!closing) rec.error(`connection closed by the broker${e ? `: ${e.message}` : ''}`); });
-    c.on('blocked', (reason: string) => rec.error(`connection blocked by the broker (${reason})`));
-    return c;
-  };
-  const channelErrors = (ch: Channel) => ch.on('error', (e: Error) => rec.error(`channel error: ${e.message}`));
+  const pool = new ClientPool(amqpUrl, rec, { compactEvery: COMPACT_EVERY_CONNECTIONS });
 
   const scheduler = new RateScheduler();
-  const producers: Producer[] = [];
   const consumers: Consumer[] = [];
   const selfLoad = new SelfLoad();
   let sampler: SeriesSampler | undefined;
-  const intervalMs = w.publishingInterval ? w.publishingInterval * 1000 : w.rate ? 1000 / w.rate : 0;
+  const intervalMs = publishIntervalMs(w);
   const watchdog = new Watchdog(rec, Math.max(stallSeconds() * 1000, 2 * intervalMs + 1000), () => {
     const c = rec.snapshot();
     const waiting = [
@@ -166,36 +113,21 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
   // The trial's own stop signal: the caller's (time limit, cancel) or the watchdog's.
   signal = signal ? AbortSignal.any([signal, watchdog.controller.signal]) : watchdog.controller.signal;
   try {
-    const setup = await open();
+    const setup = await pool.open();
     // A confirm channel (a Channel too): the fast-path check sees both kinds' prototypes.
     const setupCh = await setup.createConfirmChannel();
     wirePath(setupCh); // once per process: fast path, or plain amqplib and why (wire-check.ts)
     const queues = await declareTopology(setupCh, w);
     await setupCh.close();
 
-    const consumerConns = await mapLimit(Array.from({ length: w.consumers }), OPEN_CONCURRENCY, () => open());
-    const startConsumers = async () => {
-      await mapLimit(consumerConns, OPEN_CONCURRENCY, async (c, i) => {
-        const ch = await c.createChannel();
-        channelErrors(ch);
-        const q = queues[i % queues.length];
-        const args = w.queueArgs['x-queue-type'] === 'stream' ? { 'x-stream-offset': 'next' } : {};
-        const consumer = new Consumer(ch, w, q, rec);
-        consumers.push(consumer);
-        await consumer.start(args);
-      });
-    };
-    if (w.consumerStartDelay <= 0) await startConsumers();
+    const consumerConns = await pool.openMany(w.consumers);
+    const consumerArgs = w.queueArgs['x-queue-type'] === 'stream' ? { 'x-stream-offset': 'next' } : {};
+    const consume = async () => { await startConsumers(pool, consumerConns, w, queues, rec, consumers, consumerArgs); };
+    if (w.consumerStartDelay <= 0) await consume();
 
-    const producerConns = await mapLimit(Array.from({ length: w.producers }), OPEN_CONCURRENCY, () => open());
-    await mapLimit(producerConns, OPEN_CONCURRENCY, async (c, i) => {
-      const ch = w.confirm ? await c.createConfirmChannel() : await c.createChannel();
-      channelErrors(ch);
-      const q = queues[i % queues.length];
-      producers.push(new Producer(ch, w, w.exchange, routingKeyFor(w, q), rec));
-    });
+    const producers = await openProducers(pool, await pool.openMany(w.producers), w, queues, rec);
     // Thousands of connections: drop the set-up garbage and young-generation growth (memory.ts).
-    if (conns.length >= COMPACT_AFTER_CONNECTIONS) compactHeap();
+    if (pool.conns.length >= COMPACT_AFTER_CONNECTIONS) compactHeap();
 
     const start = nowMs();
     const windowStart = start + spec.warmupSeconds * 1000;
@@ -206,14 +138,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     // Producers are due to publish all the time, so no progress at all means a stall. (Without
     // producers a drained queue is legitimately quiet: no watchdog.)
     if (w.producers > 0) watchdog.start();
-    if (intervalMs > 0) {
-      scheduleSpread(scheduler, producers, intervalMs, start);
-      scheduler.start();
-    } else {
-      for (const p of producers) p.startUnlimited();
-    }
+    startPublishing(scheduler, producers, intervalMs, start);
     const delayedConsumers = w.consumerStartDelay > 0
-      ? sleep(w.consumerStartDelay * 1000).then(startConsumers) : Promise.resolve();
+      ? sleep(w.consumerStartDelay * 1000).then(consume) : Promise.resolve();
 
     await sleepUntil(windowStart, signal);
     const atStart: Counters = rec.snapshot();
@@ -260,7 +187,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     if (!invalidReason && checks?.invalidReason) invalidReason = checks.invalidReason;
     return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
   } finally {
-    closing = true;
+    pool.ending();
     watchdog.stop();
     scheduler.stop();
     sampler?.stop();
@@ -268,7 +195,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     if (watchdog.stalled) demoteToPlain(watchdog.stalled);
     // A broker that never answers a cancel or a close must not hold the trial: each step is bounded.
     await Promise.all(consumers.map((c) => within(c.stop(), CANCEL_MS)));
-    await Promise.all(conns.map((c) => within(c.close(), CLOSE_MS, () => destroySocket(c))));
+    await pool.closeAllWithin(CLOSE_MS);
   }
 }
 

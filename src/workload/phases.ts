@@ -6,16 +6,16 @@
 // dead-letter queue, dead_lettered_rate. A drain that does not finish makes the trial invalid.
 import { STOP } from './stop-reasons';
 import type { Channel } from 'amqplib';
-import type { PhaseSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
+import type { PhaseSpec, PhasesScenario, WorkloadParams } from '../schema/types';
 import { SeriesSampler, TrialRecorder } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './clock';
-import { Consumer } from './consumer';
-import { Producer } from './producer';
-import { RateScheduler, scheduleSpread } from './scheduler';
-import { declareTopology, routingKeyFor } from './topology';
-import { ClientPool, generatorLoad, mapLimit, OPEN_CONCURRENCY, readyDepth, sleep } from './pool';
+import type { Consumer } from './consumer';
+import type { Producer } from './producer';
+import { publishIntervalMs, RateScheduler, startPublishing } from './scheduler';
+import { declareTopology } from './topology';
+import { ClientPool, generatorLoad, openProducers, readyDepth, sleep, startConsumers } from './pool';
 import type { WorkloadResult } from './types';
 
 /** A drain still running after this long makes the trial invalid (it stays inside the trial's time limit). */
@@ -24,7 +24,7 @@ const MIN_RATE_SHARE = 0.95;
 const round = (x: number) => Math.round(x * 100) / 100;
 
 interface Ctx {
-  spec: ScenarioSpec;
+  spec: PhasesScenario;
   rec: TrialRecorder;
   pool: ClientPool;
   mon: Channel;
@@ -36,11 +36,11 @@ interface Ctx {
   signal?: AbortSignal;
 }
 
-export async function runPhases(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
+export async function runPhases(spec: PhasesScenario, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
   const rec = new TrialRecorder();
   const pool = new ClientPool(amqpUrl, rec);
   const selfLoad = new SelfLoad();
-  const phases = spec.phases ?? [];
+  const phases = spec.phases;
   let sampler: SeriesSampler | undefined;
   const ctx = { spec, rec, pool, scheduler: new RateScheduler(), producers: [], consumers: [], metrics: {}, signal } as unknown as Ctx;
   let invalid: string | undefined;
@@ -79,10 +79,8 @@ export async function runPhases(spec: ScenarioSpec, amqpUrl: string, signal?: Ab
 /** Publishes until every producer reached -C (and was confirmed) or warm-up + window end. */
 async function fill(ctx: Ctx, w: WorkloadParams, keepPublishing: boolean): Promise<string | undefined> {
   const { spec, rec, pool, queues } = ctx;
-  const conns = await pool.openMany(w.producers);
-  ctx.producers = await mapLimit(conns, OPEN_CONCURRENCY, async (c, i) =>
-    new Producer(await pool.channel(c, Boolean(w.confirm)), w, w.exchange, routingKeyFor(w, queues[i % queues.length]), rec));
-  const intervalMs = w.publishingInterval ? w.publishingInterval * 1000 : w.rate ? 1000 / w.rate : 0;
+  ctx.producers = await openProducers(pool, await pool.openMany(w.producers), w, queues, rec);
+  const intervalMs = publishIntervalMs(w);
   const counted = w.producerMessageLimit > 0;
   const count = () => (w.confirm ? rec.confirmed : rec.published);
   const settled = () => ctx.producers.every((p) => p.done) && (!w.confirm || rec.confirmed + rec.nacked >= rec.published);
@@ -90,12 +88,7 @@ async function fill(ctx: Ctx, w: WorkloadParams, keepPublishing: boolean): Promi
   const windowStart = start + ctx.spec.warmupSeconds * 1000;
   const end = windowStart + spec.durationSeconds * 1000;
   rec.measuring = true;
-  if (intervalMs > 0) {
-    scheduleSpread(ctx.scheduler, ctx.producers, intervalMs, start);
-    ctx.scheduler.start();
-  } else {
-    for (const p of ctx.producers) p.startUnlimited();
-  }
+  startPublishing(ctx.scheduler, ctx.producers, intervalMs, start);
   let atWindow: { n: number; published: number } | undefined;
   while (!ctx.signal?.aborted && nowMs() < end && !(counted && settled()) && !rec.errors.length) {
     if (!atWindow && nowMs() >= windowStart) atWindow = { n: count(), published: rec.published };
@@ -130,7 +123,7 @@ async function drain(ctx: Ctx, phase: PhaseSpec): Promise<string | undefined> {
   const dlqBefore = dlq ? await readyDepth(mon, [dlq]) : 0;
   const slack = phase.keepPublishing ? Math.max(100, Math.round(backlog * 0.01)) : 0;
   const conns = await pool.openMany(w.consumers);
-  const channels: Channel[] = [];
+  let channels: Channel[] = [];
   const consumed0 = rec.consumed;
   const done = () => (phase.keepPublishing ? rec.published - rec.consumed <= slack : rec.consumed - consumed0 >= backlog);
   // The drain is timed from its first delivery to the delivery that completes it, both stamped
@@ -149,13 +142,7 @@ async function drain(ctx: Ctx, phase: PhaseSpec): Promise<string | undefined> {
   });
   const start = nowMs();
   try {
-    await mapLimit(conns, OPEN_CONCURRENCY, async (c, i) => {
-      const ch = await pool.channel(c);
-      channels.push(ch);
-      const consumer = new Consumer(ch, w, queues[i % queues.length], rec);
-      ctx.consumers.push(consumer);
-      await consumer.start();
-    });
+    channels = await startConsumers(pool, conns, w, queues, rec, ctx.consumers);
     const limit = start + DRAIN_LIMIT_SECONDS * 1000;
     if (!end && done()) { end = nowMs(); drained = count - consumed0; }
     while (!end && !ctx.signal?.aborted && nowMs() < limit && !rec.errors.length) await sleep(5);

@@ -9,7 +9,7 @@
 // starts on a node still deleting them: a restart in mid-deletion can leave the vhost behind.
 import { STOP } from './stop-reasons';
 import amqp from 'amqplib';
-import type { RestartSpec, ScenarioSpec } from '../schema/types';
+import type { RestartScenario, RestartSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
 import { STOP_GRACE_SECONDS } from '../broker/restart';
 import { SelfLoad } from '../metrics/selfload';
@@ -30,8 +30,8 @@ const DELETE_TIMEOUT_MS = 120_000;
 const PREFIX = 'restart-q-';
 
 /** The trial's own limit: every bounded step of a restart, on top of the expected time. */
-export function restartLimitSeconds(spec: ScenarioSpec): number {
-  return Math.round(STOP_GRACE_SECONDS + READY_SECONDS + (LISTED_WITHIN_MS + DELETE_TIMEOUT_MS) / 1000 + 3 * restartEstimateSeconds(spec.restart!));
+export function restartLimitSeconds(spec: RestartScenario): number {
+  return Math.round(STOP_GRACE_SECONDS + READY_SECONDS + (LISTED_WITHIN_MS + DELETE_TIMEOUT_MS) / 1000 + 3 * restartEstimateSeconds(spec.restart));
 }
 
 export function restartDefinitions(r: RestartSpec): { queues: Array<Record<string, unknown>>; bindings: [] } {
@@ -73,8 +73,8 @@ async function listed(mgmt: ManagementClient, vhost: string): Promise<number> {
   return (await mgmt.queues(vhost)).filter((q) => q.name.startsWith(PREFIX)).length;
 }
 
-export async function runRestart(spec: ScenarioSpec, amqpUrl: string, ctx: TrialContext, signal?: AbortSignal): Promise<WorkloadResult> {
-  const r = spec.restart!;
+export async function runRestart(spec: RestartScenario, amqpUrl: string, ctx: TrialContext, signal?: AbortSignal): Promise<WorkloadResult> {
+  const r = spec.restart;
   if (!ctx.restartNode) {
     throw new Error(`scenario ${spec.id} restarts the broker node, which only a single-node docker target started by this tool can do`);
   }

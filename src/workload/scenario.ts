@@ -5,7 +5,7 @@
 // trial invalid when the queues grew across the window (the consumers fell behind the target rate,
 // so its latency is not comparable; it is reported, never averaged in).
 import amqp from 'amqplib';
-import type { ScenarioSpec, SetupSpec } from '../schema/types';
+import type { ScenarioKind, ScenarioSpec, SetupSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
 import { runChurn } from './churn';
 import { runImport } from './definitions-import';
@@ -13,27 +13,28 @@ import { runPhases } from './phases';
 import { runRestart } from './restart';
 import { ClientPool, connectUrl, readyDepth } from './pool';
 import { queueNames } from './topology';
-import type { ScenarioKind } from '../schema/types';
 import type { SteadyRunner, TrialContext, WindowHooks, WorkloadResult } from './types';
 
 /** Fixed-rate runs with consumers must not build a backlog across the window. */
 export function backlogChecked(spec: ScenarioSpec): boolean {
   const w = spec.workload;
-  return (spec.kind ?? 'messaging') === 'messaging' && (w.rate !== null || w.publishingInterval !== null)
+  return spec.kind === 'messaging' && (w.rate !== null || w.publishingInterval !== null)
     && w.producers > 0 && w.consumers > 0 && w.consumerStartDelay <= 0 && w.queueArgs['x-queue-type'] !== 'stream';
 }
 
 export function needsScenarioRunner(spec: ScenarioSpec): boolean {
-  return (spec.kind ?? 'messaging') !== 'messaging' || Boolean(spec.setup) || backlogChecked(spec);
+  return spec.kind !== 'messaging' || Boolean(spec.setup) || backlogChecked(spec);
 }
 
 /** The runner of each scenario kind besides the steady PerfTest run, and whether it needs the
  *  management API (the trial's context). One entry per kind: a new kind is a new row. */
-interface KindRunner {
+interface KindRunner<S extends ScenarioSpec> {
   needsContext: boolean;
-  run(spec: ScenarioSpec, amqpUrl: string, ctx: TrialContext, signal: AbortSignal | undefined): Promise<WorkloadResult>;
+  run(spec: S, amqpUrl: string, ctx: TrialContext, signal: AbortSignal | undefined): Promise<WorkloadResult>;
 }
-const RUNNERS: Record<Exclude<ScenarioKind, 'messaging'>, KindRunner> = {
+type OwnKind = Exclude<ScenarioKind, 'messaging'>;
+type ScenarioOf<K extends ScenarioKind> = Extract<ScenarioSpec, { kind: K }>;
+const RUNNERS: { [K in OwnKind]: KindRunner<ScenarioOf<K>> } = {
   import: { needsContext: true, run: (spec, _url, ctx, signal) => runImport(spec, ctx, signal) },
   restart: { needsContext: true, run: (spec, url, ctx, signal) => runRestart(spec, url, ctx, signal) },
   churn: { needsContext: false, run: (spec, url, _ctx, signal) => runChurn(spec, url, signal) },
@@ -42,13 +43,19 @@ const RUNNERS: Record<Exclude<ScenarioKind, 'messaging'>, KindRunner> = {
 
 export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined,
   ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
-  const runner = spec.kind && spec.kind !== 'messaging' ? RUNNERS[spec.kind] : undefined;
+  const runner = spec.kind !== 'messaging' ? runnerOf(spec) : undefined;
   if ((spec.setup || runner?.needsContext) && !ctx) {
     throw new Error(`scenario ${spec.id} needs the management API (policies or definitions) but the trial has no management URL`);
   }
   if (spec.setup) await applySetup(spec.setup, amqpUrl, ctx!);
   if (runner) return runner.run(spec, amqpUrl, ctx as TrialContext, signal);
   return runWithChecks(spec, amqpUrl, signal, steady);
+}
+
+/** The table's row for a spec's kind, typed for that spec (TypeScript cannot relate a union's
+ *  `kind` to the row it indexes, hence the one cast). */
+function runnerOf(spec: ScenarioOf<OwnKind>): KindRunner<ScenarioSpec> {
+  return RUNNERS[spec.kind] as KindRunner<ScenarioSpec>;
 }
 
 /** rabbitmq/testing's `rabbitmqadmin declare policy` and `perf_test declare_*_dlq` lines. */

@@ -5,8 +5,10 @@
 // held back by its confirm window (or socket) leaves the wheel: it catches up as soon as the
 // confirm or drain that frees it arrives, and files itself again (producer.ts) — thousands of
 // waiting -c 1 publishers are not polled every tick. Thousands of slow publishers cost one
-// interval timer, not one timer each.
+// interval timer, not one timer each. Also when producers start, for the steady and the phased
+// runner alike: fixed-rate ones spread over one interval, the others at once (startPublishing).
 import { nowMs } from './clock';
+import type { WorkloadParams } from '../schema/types';
 import type { Producer } from './producer';
 
 export const SLOT_MS = 10;
@@ -20,6 +22,21 @@ export function scheduleSpread(scheduler: RateScheduler, producers: readonly Pro
   producers.forEach((p, i) => {
     scheduler.add(p, intervalMs, start + ((i * 0.618034 + 0.5) % 1) * Math.min(intervalMs, 1000));
   });
+}
+
+/** A fixed-rate producer's interval in ms (-P wins over -r); 0 = as fast as possible. */
+export function publishIntervalMs(w: Pick<WorkloadParams, 'publishingInterval' | 'rate'>): number {
+  return w.publishingInterval ? w.publishingInterval * 1000 : w.rate ? 1000 / w.rate : 0;
+}
+
+/** Starts publishing: fixed-rate producers on the wheel, spread from `start`; the others flat out. */
+export function startPublishing(scheduler: RateScheduler, producers: readonly Producer[], intervalMs: number, start: number): void {
+  if (intervalMs > 0) {
+    scheduleSpread(scheduler, producers, intervalMs, start);
+    scheduler.start();
+  } else {
+    for (const p of producers) p.startUnlimited();
+  }
 }
 
 export class RateScheduler {

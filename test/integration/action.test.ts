@@ -1,10 +1,11 @@
 // The bundled action run as the Actions runner runs it, against the real broker and the local
 // GitHub REST server (every request and response validated against GitHub's OpenAPI description).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGitHubServer, type GitHubServer } from '../support/github-server';
-import { runAction, newWorkspace } from '../support/action-runner';
+import { runAction, newWorkspace, type ActionRun } from '../support/action-runner';
+import type { CommentRec } from '../support/github-state';
 import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
 
 const TOKEN = 'ghs_perfgatetesttoken';
@@ -31,11 +32,24 @@ const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+\(.*:\d+:\
 describe('bundled action on a pull_request event', () => {
   const workspace = newWorkspace();
   const baseline = join(workspace, '.github/rabbitmq-perf/baseline.json');
+  const read = (file: string | undefined) => (file && existsSync(file) ? readFileSync(file, 'utf8') : '');
+  const bot = () => gh.state.comments(REPO, 2).filter((c) => c.user.login === 'github-actions[bot]');
+  /** The refresh and the first check, run once here (the other tests build on the baseline and
+   *  the comment they leave), with what they wrote as it was right after each. */
+  let refreshed: { r: ActionRun; baseline: string };
+  let checked: { r: ActionRun; report: string; pr: string; ours: Array<Pick<CommentRec, 'id' | 'body'>> };
 
-  it('refresh writes the stored baseline atomically, with every trial and the fingerprint', async () => {
+  beforeAll(async () => {
     const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, mode: 'refresh', 'github-token': TOKEN } });
+    refreshed = { r, baseline: read(baseline) };
+    const c = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
+    checked = { r: c, report: read(c.outputs.report), pr: read(join(workspace, 'rabbitmq-perf-gate-report/pr.json')), ours: bot().map((x) => ({ id: x.id, body: x.body })) };
+  });
+
+  it('refresh writes the stored baseline atomically, with every trial and the fingerprint', () => {
+    const { r } = refreshed;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const b = JSON.parse(readFileSync(baseline, 'utf8'));
+    const b = JSON.parse(refreshed.baseline);
     expect(b.schemaVersion).toBe(1);
     expect(b.scenarios.one_fast.metrics.consumed_rate).toHaveLength(5);
     expect(b.fingerprint.cores).toBeGreaterThan(0);
@@ -45,20 +59,19 @@ describe('bundled action on a pull_request event', () => {
     expect(r.stdout).not.toContain('guest:guest');
   });
 
-  it('first check creates one comment; outputs and summary are written', async () => {
-    const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
+  it('first check creates one comment; outputs and summary are written', () => {
+    const { r, ours } = checked;
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(['pass', 'warn', 'inconclusive']).toContain(r.outputs.verdict);
     expect(r.outputs.regressions).toBe('0');
-    expect(JSON.parse(readFileSync(r.outputs.report, 'utf8')).comparisons.length).toBeGreaterThan(0);
+    expect(JSON.parse(checked.report).comparisons.length).toBeGreaterThan(0);
     expect(r.summary).toContain('| Scenario | Metric |');
     expect(r.summary).toContain('one\\_fast');
-    const ours = gh.state.comments(REPO, 2).filter((c) => c.user.login === 'github-actions[bot]');
     expect(ours).toHaveLength(1);
     expect(ours[0].body).toContain('<!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->');
     expect(ours[0].body).toContain('xychart-beta');
     expect(r.outputs['comment-url']).toContain(`#issuecomment-${ours[0].id}`);
-    expect(JSON.parse(readFileSync(join(workspace, 'rabbitmq-perf-gate-report/pr.json'), 'utf8'))).toMatchObject({ number: 2, name: 'rabbitmq-perf-gate' });
+    expect(JSON.parse(checked.pr)).toMatchObject({ number: 2, name: 'rabbitmq-perf-gate' });
   });
 
   it('a comment the API refuses (403) is a warning: the verdict and the exit status stand', async () => {
@@ -75,20 +88,25 @@ describe('bundled action on a pull_request event', () => {
 
   it('second check updates that comment in place, and a real regression fails the step', async () => {
     // Make the stored baseline three times faster than this broker: a regression far beyond tolerance.
-    const b = JSON.parse(readFileSync(baseline, 'utf8'));
+    const stored = readFileSync(baseline, 'utf8');
+    const b = JSON.parse(stored);
     for (const m of ['published_rate', 'consumed_rate']) b.scenarios.one_fast.metrics[m] = b.scenarios.one_fast.metrics[m].map((v: number) => v * 3);
     writeFileSync(baseline, JSON.stringify(b));
-    const before = gh.state.comments(REPO, 2).find((c) => c.user.login === 'github-actions[bot]')!;
-    const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
-    expect(r.code).toBe(1);
-    expect(r.outputs.verdict).toBe('fail');
-    expect(Number(r.outputs.regressions)).toBeGreaterThanOrEqual(1);
-    expect(r.stdout).toMatch(/::error.*regression/);
-    const ours = gh.state.comments(REPO, 2).filter((c) => c.user.login === 'github-actions[bot]');
-    expect(ours).toHaveLength(1);
-    expect(ours[0].id).toBe(before.id);
-    expect(ours[0].body).toContain('❌');
-    expect(gh.state.comments(REPO, 2).find((c) => c.user.login === 'Codertocat')!.body).toBe('copied: <!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->');
+    try {
+      const before = bot()[0];
+      const r = await runAction({ workspace, apiUrl: gh.url, inputs: { ...fast, 'github-token': TOKEN } });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.outputs.verdict).toBe('fail');
+      expect(Number(r.outputs.regressions)).toBeGreaterThanOrEqual(1);
+      expect(r.stdout).toMatch(/::error.*regression/);
+      const ours = bot();
+      expect(ours).toHaveLength(1);
+      expect(ours[0].id).toBe(before.id);
+      expect(ours[0].body).toContain('❌');
+      expect(gh.state.comments(REPO, 2).find((c) => c.user.login === 'Codertocat')!.body).toBe('copied: <!-- rabbitmq-perf-gate:rabbitmq-perf-gate -->');
+    } finally {
+      writeFileSync(baseline, stored); // the refresh's baseline again, for whichever test runs next
+    }
   });
 });
 

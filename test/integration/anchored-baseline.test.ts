@@ -107,12 +107,16 @@ describe('anchored baseline', () => {
 
   it('a moved tag: the same tag now names 4.0.5, so the new image is A/B\'d against the old one', () => {
     expect(docker('tag', NEW, FLOATING).status).toBe(0);
-    const { report, stderr } = check(['--image', FLOATING, '--repetitions', '2', '--duration', '2']);
-    expect(report.targets.map((t) => t.id), stderr).toEqual(['candidate', ANCHOR_ID]);
-    expect(report.targetNote).toContain(`${FLOATING} names another image than at the refresh (${imageId(OLD).slice(7, 19)} → ${imageId(NEW).slice(7, 19)})`);
-    const version = (id: string) => report.targets.find((t) => t.id === id)!.rabbitmqVersion;
-    expect([version(report.candidate), version(ANCHOR_ID)]).toEqual(['4.0.5', '3.10.8']);
-    expect(report.trials.filter((t) => t.valid).length).toBe(4);
+    try {
+      const { report, stderr } = check(['--image', FLOATING, '--repetitions', '2', '--duration', '2']);
+      expect(report.targets.map((t) => t.id), stderr).toEqual(['candidate', ANCHOR_ID]);
+      expect(report.targetNote).toContain(`${FLOATING} names another image than at the refresh (${imageId(OLD).slice(7, 19)} → ${imageId(NEW).slice(7, 19)})`);
+      const version = (id: string) => report.targets.find((t) => t.id === id)!.rabbitmqVersion;
+      expect([version(report.candidate), version(ANCHOR_ID)]).toEqual(['4.0.5', '3.10.8']);
+      expect(report.trials.filter((t) => t.valid).length).toBe(4);
+    } finally {
+      docker('tag', OLD, FLOATING); // the other tests' candidate is the refresh's image
+    }
   });
 
   it('the recorded broker cannot be started (image gone, no Docker): the stored trials decide and the report says why', () => {

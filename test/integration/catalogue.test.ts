@@ -8,6 +8,7 @@ import { runWorkload, type WorkloadResult } from '../../src/workload/engine';
 import { queueNames } from '../../src/workload/topology';
 import type { ScenarioSpec } from '../../src/schema/types';
 import { freshVhost, MANAGEMENT_URL } from '../support/broker';
+import { ofKind } from '../support/kinds';
 
 const SMOKE = { warmupSeconds: 0.5, durationSeconds: 2 };
 
@@ -60,10 +61,11 @@ const churn = (metric: string): Check => (r) => {
 const imported: Check = async (r, s) => {
   expect(m(r, 'import_seconds')).toBeGreaterThan(0);
   expect(m(r, 'reimport_seconds')).toBeGreaterThan(0);
-  if (s.import!.vhosts === 0) {
+  const imp = ofKind(s, 'import').import;
+  if (imp.vhosts === 0) {
     const { mgmt, vhost } = current!;
     const queues = (await mgmt.queues(vhost)).filter((q) => q.name.startsWith('import-q-'));
-    expect(queues.length).toBe(s.import!.queues);
+    expect(queues.length).toBe(imp.queues);
   }
   // The many-vhosts variant removes what it made: nothing named after the trial is left.
   expect((await current!.mgmt.listVhosts()).filter((v) => v.startsWith(`${current!.vhost}-`))).toEqual([]);

@@ -53,6 +53,10 @@ beforeAll(() => {
   expect(existsSync(CLI), 'run `npm run bundle` first').toBe(true);
   run = cli(['run', ...fast, '--json', '--out', join(tmp, 'out')]);
   report = JSON.parse(run.stdout);
+  // Two reports derived from the real one, for the compare tests (here, so that none of them
+  // depends on another having run first).
+  writeFileSync(join(tmp, 'old.json'), JSON.stringify(derived(report, 6, (m) => (m.includes('latency') ? 1 : 2)))); // the old broker was twice as fast
+  writeFileSync(join(tmp, 'new.json'), JSON.stringify(derived(report, 6, () => 1)));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -123,10 +127,6 @@ describe('bundled CLI', () => {
   });
 
   it('compare two reports: a real regression exits 1, with the table and JSON', () => {
-    const old = derived(report, 6, (m) => (m.includes('latency') ? 1 : 2)); // the old broker was twice as fast
-    const now = derived(report, 6, () => 1);
-    writeFileSync(join(tmp, 'old.json'), JSON.stringify(old));
-    writeFileSync(join(tmp, 'new.json'), JSON.stringify(now));
     const md = cli(['compare', 'new.json', 'old.json']);
     expect(md.code, md.stderr).toBe(1);
     expect(md.stdout).toContain('| Scenario | Metric |');

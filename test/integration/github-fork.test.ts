@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGitHubServer, secondaryRateLimitFault, type GitHubServer } from '../support/github-server';
+import { startGitHubServer, secondaryRateLimitFault, type GitHubServer, type RecordedRequest } from '../support/github-server';
 import { runAction, newWorkspace, type ActionRun } from '../support/action-runner';
 import { seedForkPull, workflowRunEvent, type ForkPull } from '../support/github-events';
 import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
@@ -25,7 +25,12 @@ let gh: GitHubServer;
 let fork: ForkPull;
 let oursId: number;
 const trusted = newWorkspace(); // the default-branch checkout of the workflow_run job
-let forkReportDir: string;
+const forkWorkspace = newWorkspace(); // the fork's pull_request job
+const forkReportDir = join(forkWorkspace, 'rabbitmq-perf-gate-report');
+/** The two measuring runs every test builds on, made once: the default branch's refresh, then the
+ *  fork's run with its read-only token (with the comments before it and its writes after it). */
+let refreshRun: ActionRun;
+let forkRun: { r: ActionRun; before: string[]; after: string[]; writes: RecordedRequest[] };
 
 beforeAll(async () => {
   gh = await startGitHubServer({ token: TOKEN, repo: REPO });
@@ -35,6 +40,12 @@ beforeAll(async () => {
   oursId = gh.state.addComment(REPO, 2, { body: `${MARKER}\nold result` }).id;
   gh.state.addComment(REPO, 2, { body: `quoting the bot: ${MARKER} haha`, user: 'mallory' });
   for (let i = 0; i < 28; i++) gh.state.addComment(REPO, 2, { body: `later note ${i}`, user: 'carol' });
+
+  refreshRun = await runAction({ workspace: trusted, apiUrl: gh.url, inputs: { ...fast, mode: 'refresh', comment: 'never' } });
+  cpSync(join(trusted, '.github'), join(forkWorkspace, '.github'), { recursive: true });
+  const before = snapshot();
+  const r = await runAction({ workspace: forkWorkspace, apiUrl: gh.url, event: fork.event, inputs: { ...fast, 'github-token': READ_ONLY } });
+  forkRun = { r, before, after: snapshot(), writes: writes(gh) };
 });
 afterEach(() => {
   // After each test, so a request or response outside the OpenAPI spec fails the test that made it.
@@ -54,23 +65,19 @@ const ours = () => gh.state.comments(REPO, 2).find((c) => c.id === oursId)!;
 const snapshot = () => gh.state.comments(REPO, 2).map((c) => `${c.id}:${c.body}`);
 
 describe('fork pull request, then the workflow_run comment step', () => {
-  it('a stored baseline exists on the default branch (refresh, no commit)', async () => {
-    const r = await runAction({ workspace: trusted, apiUrl: gh.url, inputs: { ...fast, mode: 'refresh', comment: 'never' } });
+  it('a stored baseline exists on the default branch (refresh, no commit)', () => {
+    const r = refreshRun;
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(existsSync(join(trusted, '.github/rabbitmq-perf/baseline.json'))).toBe(true);
   });
 
-  it('the fork run measures, writes report.json and pr.json, and makes no write call with its read-only token', async () => {
-    const ws = newWorkspace();
-    cpSync(join(trusted, '.github'), join(ws, '.github'), { recursive: true });
-    const before = snapshot();
-    const r = await runAction({ workspace: ws, apiUrl: gh.url, event: fork.event, inputs: { ...fast, 'github-token': READ_ONLY } });
+  it('the fork run measures, writes report.json and pr.json, and makes no write call with its read-only token', () => {
+    const { r, before, after } = forkRun;
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(['pass', 'warn', 'inconclusive']).toContain(r.outputs.verdict);
     expect(r.stdout).toMatch(/::notice.*fork.*read-only.*mode: comment/);
-    expect(writes(gh)).toEqual([]);
-    expect(snapshot()).toEqual(before);
-    forkReportDir = join(ws, 'rabbitmq-perf-gate-report');
+    expect(forkRun.writes).toEqual([]);
+    expect(after).toEqual(before);
     const pr = JSON.parse(readFileSync(join(forkReportDir, 'pr.json'), 'utf8'));
     expect(pr).toEqual({ schemaVersion: 1, tool: 'rabbitmq-perf-gate', number: 2, headSha: fork.headSha, headRepo: fork.headRepo, name: 'rabbitmq-perf-gate' });
     expect(JSON.parse(readFileSync(join(forkReportDir, 'report.json'), 'utf8')).comparisons.length).toBeGreaterThan(0);
@@ -79,11 +86,13 @@ describe('fork pull request, then the workflow_run comment step', () => {
 
   it('mode: comment posts it: our comment (page 2 of 151) is updated in place, nobody else’s is touched', async () => {
     const others = snapshot().filter((s) => !s.startsWith(`${oursId}:`));
+    const n = gh.requests.length;
     const r = await commentMode(join(forkReportDir, 'report.json'));
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(gh.requests.some((q) => q.operationId === 'issues/list-comments' && q.query.page === '2')).toBe(true);
-    expect(gh.requests.some((q) => q.operationId === 'pulls/get')).toBe(true);
-    expect(writes(gh).map((q) => q.operationId)).toEqual(['issues/update-comment']);
+    const made = gh.requests.slice(n);
+    expect(made.some((q) => q.operationId === 'issues/list-comments' && q.query.page === '2')).toBe(true);
+    expect(made.some((q) => q.operationId === 'pulls/get')).toBe(true);
+    expect(made.filter((q) => q.method !== 'GET').map((q) => q.operationId)).toEqual(['issues/update-comment']);
     const body = ours().body;
     expect(body.startsWith(MARKER)).toBe(true);
     expect(body).toMatch(/^## (✅|⚠️|❔|❌) rabbitmq-perf-gate: /m);

@@ -4,7 +4,7 @@
 // refresh updates that same PR; `direct` commits to the default branch; a read-only token fails
 // with a clear message. Every request is checked against GitHub's OpenAPI description.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startGitHubServer, type GitHubServer } from '../support/github-server';
 import { runAction, newWorkspace } from '../support/action-runner';
@@ -37,43 +37,57 @@ const refresh = (workspace: string, inputs: Record<string, string>) =>
 
 describe('mode: refresh with refresh-commit', () => {
   const workspace = newWorkspace();
-  let number: number;
+  /** What the repository looked like after each `pr` refresh: the first opens the pull request,
+   *  the second (after main moved on) updates it. Both run once, here, so that no test depends on
+   *  another having run first; the tests check these records. */
+  const pullsNow = () => gh.state.pulls(REPO).map((p) => ({ number: p.number, headRef: p.headRef, baseRef: p.baseRef, title: p.issue.title, body: p.issue.body, state: p.issue.state }));
+  const repoState = () => ({
+    local: existsSync(join(workspace, PATH)) ? readFileSync(join(workspace, PATH), 'utf8') : '', onBranch: gh.state.readFile(REPO, PATH, BRANCH), onMain: gh.state.readFile(REPO, PATH, 'main'), pulls: pullsNow(),
+  });
+  let first: { r: Awaited<ReturnType<typeof refresh>> } & ReturnType<typeof repoState>;
+  let second: typeof first & { mainHead: string; parents: string[] | undefined; newer: string | undefined; nextRef: boolean; creates: number; updates: number };
 
-  it('pr: opens a pull request whose file is byte-for-byte the baseline written in the workspace', async () => {
-    const r = await refresh(workspace, { 'refresh-commit': 'pr' });
+  beforeAll(async () => {
+    const r1 = await refresh(workspace, { 'refresh-commit': 'pr' });
+    first = { r: r1, ...repoState() };
+    const mainHead = gh.state.writeFiles(REPO, 'main', { 'src/newer.txt': 'main moved on\n' }, 'Work on main');
+    const r2 = await refresh(workspace, { 'refresh-commit': 'pr' });
+    const repo = gh.state.requireRepo(REPO);
+    second = {
+      r: r2, ...repoState(), mainHead, parents: gh.state.resolve(repo, BRANCH)?.parents, newer: gh.state.readFile(REPO, 'src/newer.txt', BRANCH),
+      nextRef: repo.refs.has(`heads/${BRANCH}-next`),
+      creates: gh.requests.filter((q) => q.operationId === 'pulls/create').length, updates: gh.requests.filter((q) => q.operationId === 'pulls/update').length,
+    };
+  });
+
+  it('pr: opens a pull request whose file is byte-for-byte the baseline written in the workspace', () => {
+    const { r, local, onBranch, onMain, pulls } = first;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const local = readFileSync(join(workspace, PATH), 'utf8');
-    expect(gh.state.readFile(REPO, PATH, BRANCH)).toBe(local);
-    expect(gh.state.readFile(REPO, PATH, 'main')).toBeUndefined();
-    const pulls = gh.state.pulls(REPO);
+    expect(onBranch).toBe(local);
+    expect(onMain).toBeUndefined();
     expect(pulls).toHaveLength(1);
     expect(pulls[0]).toMatchObject({ headRef: BRANCH, baseRef: 'main' });
-    expect(pulls[0].issue.title).toMatch(/^Refresh the rabbitmq-perf-gate performance baseline \(smoke, 5 trials\)$/);
-    expect(pulls[0].issue.body).toContain('| one\\_fast | consumed |');
-    number = pulls[0].number;
-    expect(r.outputs['refresh-url']).toBe(`${gh.url}/${REPO}/pull/${number}`);
+    expect(pulls[0].title).toMatch(/^Refresh the rabbitmq-perf-gate performance baseline \(smoke, 5 trials\)$/);
+    expect(pulls[0].body).toContain('| one\\_fast | consumed |');
+    expect(r.outputs['refresh-url']).toBe(`${gh.url}/${REPO}/pull/${pulls[0].number}`);
     expect(JSON.parse(local).history).toHaveLength(1);
   });
 
-  it('pr again after main moved on: the branch is rebuilt on main\'s head, the same pull request is updated', async () => {
-    const mainHead = gh.state.writeFiles(REPO, 'main', { 'src/newer.txt': 'main moved on\n' }, 'Work on main');
-    const r = await refresh(workspace, { 'refresh-commit': 'pr' });
+  it('pr again after main moved on: the branch is rebuilt on main\'s head, the same pull request is updated', () => {
+    const { r, local, onBranch, pulls } = second;
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const local = readFileSync(join(workspace, PATH), 'utf8');
     expect(JSON.parse(local).history).toHaveLength(2);
-    expect(gh.state.readFile(REPO, PATH, BRANCH)).toBe(local);
-    const pulls = gh.state.pulls(REPO);
+    expect(onBranch).toBe(local);
     expect(pulls).toHaveLength(1);
+    const number = first.pulls[0]?.number;
     expect(pulls[0].number).toBe(number);
-    expect(pulls[0].issue.state).toBe('open');
-    const repo = gh.state.requireRepo(REPO);
-    const head = gh.state.resolve(repo, BRANCH)!;
-    expect(head.parents).toEqual([mainHead]); // main's head plus exactly one commit: the baseline
-    expect(gh.state.readFile(REPO, 'src/newer.txt', BRANCH)).toBe('main moved on\n');
-    expect(repo.refs.has(`heads/${BRANCH}-next`)).toBe(false);
+    expect(pulls[0].state).toBe('open');
+    expect(second.parents).toEqual([second.mainHead]); // main's head plus exactly one commit: the baseline
+    expect(second.newer).toBe('main moved on\n');
+    expect(second.nextRef).toBe(false);
     expect(r.stdout).toContain(`Baseline pull request updated: ${gh.url}/${REPO}/pull/${number}`);
-    expect(gh.requests.filter((q) => q.operationId === 'pulls/create')).toHaveLength(1);
-    expect(gh.requests.filter((q) => q.operationId === 'pulls/update')).toHaveLength(1);
+    expect(second.creates).toBe(1);
+    expect(second.updates).toBe(1);
   });
 
   it('direct: commits the file to the default branch', async () => {

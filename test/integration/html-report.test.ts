@@ -66,6 +66,8 @@ interface ChartCheck { id: string; rendered: string | null; width: number; colou
 
 let context: BrowserContext;
 let single: RunReport;
+/** The A/B report's HTML, made by the CLI from ab.json (one test checks it, another compares with it). */
+let made: ReturnType<typeof cli>;
 beforeAll(async () => {
   expect(existsSync(join(ROOT, 'dist/cli.js')), 'run `npm run bundle` first').toBe(true);
   const refresh = cli(['refresh', ...fast, '--out', join(tmp, 'refresh')]);
@@ -74,6 +76,7 @@ beforeAll(async () => {
   expect(run.code, run.stderr).toBe(0);
   single = JSON.parse(run.stdout);
   writeFileSync(join(tmp, 'ab.json'), JSON.stringify(abReport(single)));
+  made = cli(['report', join(tmp, 'ab.json'), '--html', join(tmp, 'ab.html')]);
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmp, 'chromium-profile-')), {
     executablePath: CHROMIUM, viewport: { width: 1280, height: 900 }, offline: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -148,7 +151,6 @@ describe('HTML report in headless Chromium, no network', () => {
 
   it('two targets (same-run A/B): both targets in every chart, delta bars with CIs', async () => {
     const html = join(tmp, 'ab.html');
-    const made = cli(['report', join(tmp, 'ab.json'), '--html', html]);
     expect(made.code, made.stderr).toBe(0);
     expect(made.stdout).toContain('| Scenario | Metric |');
     const ab: RunReport = JSON.parse(readFileSync(join(tmp, 'ab.json'), 'utf8'));
@@ -166,6 +168,7 @@ describe('HTML report in headless Chromium, no network', () => {
     for (const d of ['dist', 'scenarios', 'schema', 'package.json']) cpSync(join(ROOT, d), join(bare, d), { recursive: true });
     const r = cli(['report', join(tmp, 'ab.json'), '--html', join(bare, 'out.html')], bare, join(bare, 'dist/cli.js'));
     expect(r.code, r.stderr).toBe(0);
+    expect(made.code, made.stderr).toBe(0);
     const html = readFileSync(join(bare, 'out.html'), 'utf8');
     expect(html).toContain('uPlot');
     expect(html).toBe(readFileSync(join(tmp, 'ab.html'), 'utf8'));

@@ -18,6 +18,7 @@ import type { Baseline, RunError, TrialResult, UrlTargetSpec } from '../../src/s
 import { SCHEMA_VERSION } from '../../src/schema/types';
 import { runTrial } from '../../src/workload/trial';
 import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
+import { ofKind } from '../support/kinds';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const IMAGE = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
@@ -50,10 +51,10 @@ afterAll(async () => {
 describe('node start with N queues on a docker target', () => {
   it('restarts the node twice with its classic queues, then once with quorum queues and their messages', async () => {
     expect(handle.restartNode).toBeTypeOf('function');
-    const [classic] = resolveScenarios('node_start_classic_queues', undefined, SMALL).scenarios;
-    const [quorum] = resolveScenarios('node_start_quorum_queues', undefined, SMALL).scenarios;
-    expect([classic.restart!.queues, quorum.restart!.queues]).toEqual([100, 10]);
-    const withMessages = { ...quorum, restart: { ...quorum.restart!, messagesPerQueue: 20 } };
+    const classic = ofKind(resolveScenarios('node_start_classic_queues', undefined, SMALL).scenarios[0], 'restart');
+    const quorum = ofKind(resolveScenarios('node_start_quorum_queues', undefined, SMALL).scenarios[0], 'restart');
+    expect([classic.restart.queues, quorum.restart.queues]).toEqual([100, 10]);
+    const withMessages = { ...quorum, restart: { ...quorum.restart, messagesPerQueue: 20 } };
     const results: TrialResult[] = [];
     const plan = [classic, classic, withMessages].map((scenario, i) => ({ scenario, target: 'node', trial: i, order: i }));
     for (const p of plan) {
@@ -67,7 +68,7 @@ describe('node start with N queues on a docker target', () => {
       expect(r.metrics.node_start_seconds).toBeLessThan(150);
       expect(r.metrics.node_stop_seconds).toBeGreaterThan(0);
       expect(r.metrics.node_stop_seconds).toBeLessThan(60); // the grace period: never killed
-      expect(r.metrics.recovered_queues).toBe(plan[i].scenario.restart!.queues);
+      expect(r.metrics.recovered_queues).toBe(plan[i].scenario.restart.queues);
     }
     // Each trial's vhost, with its queues, is gone; the node serves clients on the same URLs.
     const mgmt = new ManagementClient(handle.managementUrl);

@@ -4,14 +4,14 @@
 import { ManagementClient } from '../../src/broker/management';
 import { amqpUrlForVhost } from '../../src/broker/urls';
 import { perfTestDefaults } from '../../src/config/perftest-args';
-import type { ScenarioSpec, WorkloadParams } from '../../src/schema/types';
+import type { MessagingScenario, WorkloadParams } from '../../src/schema/types';
 
 export const AMQP_URL = process.env.PERF_GATE_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 export const MANAGEMENT_URL = process.env.PERF_GATE_TEST_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672';
 
-export function spec(id: string, w: Partial<WorkloadParams>, seconds = { warmup: 1, duration: 3 }): ScenarioSpec {
+export function spec(id: string, w: Partial<WorkloadParams>, seconds = { warmup: 1, duration: 3 }): MessagingScenario {
   return {
-    id, description: id, origin: { source: 'test', command: '' },
+    id, kind: 'messaging', description: id, origin: { source: 'test', command: '' },
     workload: { ...perfTestDefaults(id), ...w },
     warmupSeconds: seconds.warmup, durationSeconds: seconds.duration,
     gate: [], tolerances: {}, file: 'test', lines: {},

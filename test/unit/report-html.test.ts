@@ -35,7 +35,7 @@ function fixture(): RunReport {
     schemaVersion: 1, tool: { name: 'rabbitmq-perf-gate', version: 'test' }, createdAt: '2024-01-01T00:00:00Z', mode: 'check',
     fingerprint: { tool: 'rabbitmq-perf-gate', toolVersion: 'test', node: 'v24', os: 'Linux', kernel: '6', cpuModel: EVIL, cores: 2, memoryBytes: 2 ** 33 },
     preset: 'smoke', repetitions: 5, seed: 1,
-    scenarios: [{ id: 'one_fast', description: `desc ${EVIL}`, origin: { source: 'test', command: 'perf_test -x 1' }, workload: {} as never, warmupSeconds: 1, durationSeconds: 3, gate: ['published_rate', 'consumed_rate', 'latency_p99_ms'], tolerances: {}, file: 'x', lines: {} }],
+    scenarios: [{ id: 'one_fast', kind: 'messaging', description: `desc ${EVIL}`, origin: { source: 'test', command: 'perf_test -x 1' }, workload: {} as never, warmupSeconds: 1, durationSeconds: 3, gate: ['published_rate', 'consumed_rate', 'latency_p99_ms'], tolerances: {}, file: 'x', lines: {} }],
     targets: [target('candidate', 'broker'), target('baseline', EVIL)],
     candidate: 'candidate',
     trials: [0, 1, 2, 3, 4].flatMap((i) => [trial('candidate', i, 1.2), trial('baseline', i, 1)]),

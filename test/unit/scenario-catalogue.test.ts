@@ -9,6 +9,7 @@ import { packagePath } from '../../src/config/paths';
 import { buildPlan, estimateSeconds } from '../../src/plan/plan';
 import { minAttainableP } from '../../src/compare/stats';
 import { ALPHA, defaultRepetitions } from '../../src/compare/compare';
+import { ofKind } from '../support/kinds';
 
 const SCRIPT_SH = ['one_fast', 'two_publishers_no_consumers', 'one_consumer_no_publishers', 'fivers', 'fanout10', 'one_one_one',
   'seven_thousand_slow_one_queue', 'thousand_slow_thousand_queues', 'consumers_join_late', 'consumers_join_late_sac',
@@ -57,7 +58,7 @@ describe('the scenario catalogue', () => {
       const scriptLine = own.replace(/ -ad false -f persistent -s 100 --time 300$/, '');
       expect(SCRIPT_LINES, id).toContain(scriptLine);
       for (const l of lines.filter((x) => x.startsWith('perf_test '))) applyPerfTestArgs(perfTestDefaults(id), l, { file: s.file });
-      expect(s.workload.persistent || s.phases?.[0].workload.persistent).toBe(true);
+      expect(s.workload.persistent || (s.kind === 'phases' && s.phases[0].workload.persistent)).toBe(true);
     }
     expect(readFileSync(packagePath('scenarios/publish_only_ttl.yml'), 'utf8')).toContain("rabbitmqadmin declare policy --name ttl_dlq --pattern publish_only_ttl --definition '{\"dead-letter-exchange\":\"\",\"dead-letter-routing-key\":\"ttl_dlq\"}' --apply-to queues");
   });
@@ -67,7 +68,7 @@ describe('the scenario catalogue', () => {
     expect(ttl.setup!.policies[0]).toMatchObject({ name: 'ttl_dlq', pattern: 'publish_only_ttl', definition: { 'dead-letter-exchange': '', 'dead-letter-routing-key': 'ttl_dlq' } });
     expect(ttl.setup!.deadLetterQueue).toBe('ttl_dlq');
     const [nack] = resolveScenarios('nack_published').scenarios;
-    expect(nack.phases![1].workload).toMatchObject({ consumers: 4, nack: true, requeue: false });
+    expect(ofKind(nack, 'phases').phases[1].workload).toMatchObject({ consumers: 4, nack: true, requeue: false });
     expect(nack.setup!.deadLetterQueue).toBe('nack_dlq');
   });
 
