@@ -34,11 +34,12 @@ import {
   sequentialText,
   storedPowerText,
   trialValues,
+  withScenarioKind,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-VG22TQ25.js";
+} from "./chunks/chunk-UANGXUC4.js";
 import {
   GateError,
   describeError
@@ -225,7 +226,9 @@ function readResult(file) {
     const pos = /position (\d+)/.exec(e.message);
     throw new GateError(`not valid JSON (${e.message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split("\n").length : void 0 });
   }
-  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) return { report: data };
+  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) {
+    return { report: { ...data, scenarios: data.scenarios.map(withScenarioKind) } };
+  }
   if (data?.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
     const read = readBaseline(file);
     if (read.status === "ok") return { baseline: read.baseline };

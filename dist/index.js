@@ -44,11 +44,12 @@ import {
   runPipeline,
   storedMismatch,
   trialValues,
+  withScenarioKind,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-VG22TQ25.js";
+} from "./chunks/chunk-UANGXUC4.js";
 import {
   GateError,
   describeError,
@@ -5635,6 +5636,7 @@ function readReportFile(file) {
     const allowed = e.params.allowedValues ?? e.params.allowedValue;
     throw invalid(file, `${e.instancePath || "(top level)"} ${e.message}${allowed !== void 0 ? ` ${JSON.stringify(allowed)}` : ""}`);
   }
+  data.scenarios = data.scenarios.map(withScenarioKind);
   return data;
 }
 var GLOB = /[*?[\]{}]/;
