@@ -50,6 +50,6 @@ if (opt.write) {
   const file = join(ROOT, 'docs/evidence.md');
   const doc = readFileSync(file, 'utf8');
   const [b, e] = ['<!-- evidence-overhead:begin -->', '<!-- evidence-overhead:end -->'];
-  const summary = lines.slice(0, lines.indexOf('The capturing target\'s evidence (median of its valid trials):')).join('\n').trim();
+  const summary = lines.slice(0, lines.indexOf('The capturing target\'s evidence (median of its valid trials):')).join('\n').trim().replace(/^# evidence overhead, /, 'Last run: ');
   writeFileSync(file, `${doc.slice(0, doc.indexOf(b) + b.length)}\n${summary}\n${doc.slice(doc.indexOf(e))}`);
 }

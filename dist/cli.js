@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-UANGXUC4.js";
+} from "./chunks/chunk-JF6PUKIK.js";
 import {
   GateError,
   describeError

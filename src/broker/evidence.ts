@@ -2,12 +2,15 @@
 // anything inside the broker during it: each node's Prometheus endpoint (the Erlang VM's
 // reductions, GC, memory by category, run queue and, once switched on, microstate accounting)
 // and, for containers this tool started, the container's cgroup CPU and block-I/O accounting read
-// from the host's /sys/fs/cgroup (v1 or v2). Providers build an EvidenceCapture per target; the
+// from the host's /sys/fs/cgroup (v1 or v2); after the window, a trial's largest queue processes
+// from the management API. Providers build an EvidenceCapture per target; the
 // trial (src/workload/trial.ts) reads it as the window opens and closes, and
 // src/metrics/evidence.ts turns the two readings into metrics.
 import { readFile } from 'node:fs/promises';
 import type { EvidenceCounter, EvidenceReading, EvidenceSource } from '../metrics/evidence';
 import { MSACC_STATES } from '../metrics/evidence';
+import type { TopQueue } from '../schema/types';
+import type { ManagementClient } from './management';
 
 /** One target's evidence: what it can read, and why the rest is missing. */
 export interface EvidenceCapture {
@@ -69,11 +72,15 @@ async function scrape(url: string): Promise<{ counters: Counters; gauges: Gauges
 }
 
 /** What a Prometheus endpoint offers: nothing (no answer), the VM's metrics, and whether
- *  microstate accounting is on (its counters move only then). */
+ *  microstate accounting is on: its counters move between two scrapes only then (switched off,
+ *  they keep their last values). */
 export async function probePrometheus(url: string): Promise<{ vm: boolean; msacc: boolean }> {
-  const r = await scrape(url).catch(() => undefined);
-  const msacc = MSACC_STATES.reduce((sum, s) => sum + (r?.counters[`msacc_${s}`] ?? 0), 0) > 0;
-  return { vm: r?.counters.reductions !== undefined, msacc };
+  const total = (r?: { counters: Counters }) => MSACC_STATES.reduce((sum, s) => sum + (r?.counters[`msacc_${s}`] ?? 0), 0);
+  const a = await scrape(url).catch(() => undefined);
+  if (a?.counters.reductions === undefined) return { vm: false, msacc: false };
+  await new Promise((r) => setTimeout(r, 200));
+  const b = await scrape(url).catch(() => undefined);
+  return { vm: true, msacc: total(b) > total(a) };
 }
 
 /** A container's cgroup accounting files, found from its process's /proc/<pid>/cgroup. */
@@ -170,6 +177,17 @@ export function evidenceCapture(o: { prometheusUrls: string[]; cgroups?: CgroupF
       return { at, counters, gauges, sources: answered };
     },
   };
+}
+
+/** A trial's largest queue processes as the window closed (management API; first round only). */
+export async function readTopQueues(mgmt: ManagementClient, vhost: string, max = 5, timeoutMs = 5_000): Promise<TopQueue[]> {
+  type Q = { name: string; memory?: number; reductions?: number; reductions_details?: { rate?: number }; messages?: number };
+  const qs = await mgmt.request<Q[]>('GET', `/api/queues/${encodeURIComponent(vhost)}?columns=name,memory,reductions,reductions_details,messages`, undefined, timeoutMs);
+  // The broker emits queue stats every few seconds: a queue without them yet is left out.
+  return (qs ?? []).filter((q) => typeof q.memory === 'number').sort((a, b) => b.memory! - a.memory!).slice(0, max)
+    .map((q) => ({ name: q.name, memoryBytes: q.memory!, ...(typeof q.reductions === 'number' ? { reductions: q.reductions } : {}),
+      ...(typeof q.reductions_details?.rate === 'number' ? { reductionsPerSecond: q.reductions_details.rate } : {}),
+      ...(typeof q.messages === 'number' ? { messages: q.messages } : {}) }));
 }
 
 /** The Erlang expression that switches microstate accounting on (rabbitmqctl eval). */

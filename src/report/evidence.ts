@@ -40,5 +40,5 @@ export function evidenceForRegressions(r: RunReport): Array<{ scenario: string; 
 /** "label: no cgroup (why); …" per target that lacks an evidence source. */
 export function evidenceGaps(r: RunReport): string[] {
   return (r.targets ?? []).filter((t) => t.evidence?.missing.length)
-    .map((t) => `${t.label}: ${t.evidence!.missing.map((m) => `no ${m.source} evidence (${m.why})`).join('; ')}`);
+    .map((t) => `${t.label}: ${t.evidence!.missing.map((m) => `no ${m.source === 'all' ? 'broker' : m.source} evidence (${m.why})`).join('; ')}`);
 }

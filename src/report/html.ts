@@ -75,6 +75,17 @@ function evidencePanel(r: RunReport, scenario: string): string {
     + `<table><thead><tr><th>Evidence</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [90 % CI]</th><th>n</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** Each target's largest queue processes in the scenario's first round (management API). */
+function topQueuesPanel(r: RunReport, scenario: string): string {
+  const label = (id: string) => r.targets?.find((t) => t.id === id)?.label ?? id;
+  const rows = r.trials.filter((t) => t.scenario === scenario && t.topQueues?.length)
+    .flatMap((t) => t.topQueues!.map((q) => `<tr><td>${h(label(t.target))}</td><td>${h(q.name)}</td><td class="n">${h(num(q.memoryBytes / 2 ** 20, 'MiB'))}</td>`
+      + `<td class="n">${h(num(q.reductions))}</td><td class="n">${h(num(q.reductionsPerSecond))}</td><td class="n">${h(num(q.messages))}</td></tr>`));
+  if (!rows.length) return '';
+  return `<h3>Largest queue processes</h3><div class="small muted">first round, as the window closed (management API; its stats lag by up to the broker's statistics interval)</div>`
+    + `<table><thead><tr><th>Target</th><th>Queue</th><th>Memory</th><th>Reductions</th><th>Reductions/s</th><th>Messages</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
 const deltaKey = (ci: string) => `<div class="key"><span><i class="sw" style="background:#dc2626"></i>fail</span><span><i class="sw" style="background:#d97706"></i>warn</span>`
   + `<span><i class="sw" style="background:#16a34a"></i>better</span><span><i class="sw" style="background:#64748b"></i>no significant change / inconclusive</span>`
   + `<span><i class="tol"></i>tolerance (bad side)</span><span>│ ${h(ci)}</span><span>★ gating metric (faded bars: reported only)</span></div>`;
@@ -95,6 +106,7 @@ function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: n
     + (deltas || `<h3>A/B deltas</h3><p class="muted">${cs.length ? 'no comparison produced a ratio' : 'nothing to compare with: no stored baseline and no reference target in this run'}</p>`)
     + comparisonTable(cs, ciLabel(r))
     + evidencePanel(r, s.id)
+    + topQueuesPanel(r, s.id)
     + (sc.scatter.length ? `<h3>Trials (one dot per trial, in run order)</h3><div class="grid3">${sc.scatter.map((id) => `<div><div class="small">${h((data.charts[id] as { title: string }).title)}</div><div class="chart" data-chart="${h(id)}"></div></div>`).join('')}</div>` : '')
     + (invalid.length ? `<h3>Excluded trials</h3><ul>${invalid.map((t) => `<li>${h(t.target)} trial ${t.trial + 1}: ${h(t.invalidReason ?? t.error)}</li>`).join('')}</ul>` : '')
     + `</section>`;

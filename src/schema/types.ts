@@ -326,6 +326,18 @@ export interface TrialResult {
   /** What moved inside the broker over the window (src/metrics/evidence.ts ids); absent where
    *  the target offers no evidence or the runner announces no window (node restarts). */
   evidence?: Record<string, number>;
+  /** The first trial of each scenario × target: its largest queue processes as the window closed. */
+  topQueues?: TopQueue[];
+}
+
+/** One queue process of a trial, by memory, with its reductions (management API). */
+export interface TopQueue {
+  name: string;
+  memoryBytes: number;
+  /** Since the queue was declared (in this trial). */
+  reductions?: number;
+  reductionsPerSecond?: number;
+  messages?: number;
 }
 
 export type Verdict = 'pass' | 'warn' | 'fail' | 'inconclusive';

@@ -7,7 +7,8 @@
 // The trial's context carries the target's capabilities (a node restart, where there is one).
 // Before the workload starts, the trial vhost receives the target's vhost-scoped configuration
 // (src/broker/vhost-config.ts), so what a target declares is what the trial measures; after the
-// window, the first round reads its queues back as the broker ran them (src/broker/effective.ts).
+// window, the first round reads its queues back as the broker ran them (src/broker/effective.ts)
+// and, where the target gives broker evidence, its largest queue processes.
 import { STOP } from './stop-reasons';
 import type { BrokerHandle } from '../broker/provider';
 import { ManagementClient } from '../broker/management';
@@ -19,6 +20,7 @@ import type { PlannedTrial } from '../plan/plan';
 import type { TrialResult } from '../schema/types';
 import { runWorkload } from './engine';
 import { evidenceWindow } from './evidence-window';
+import { readTopQueues } from '../broker/evidence';
 import { restartLimitSeconds } from './restart';
 
 /** Extra seconds a trial may take beyond warm-up + window (connections, topology, teardown). */
@@ -62,8 +64,10 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
       const r = await runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx).finally(() => window?.close());
       const evidence = r.valid && window ? await window.result(r.metrics) : undefined;
       // The first round records its queues as the broker ran them (after the window; bounded).
-      const queues = p.trial === 0 && !combined.aborted ? await readQueues(mgmt, vhost).catch(() => undefined) : undefined;
-      return { ...r, ...(queues ? { queues } : {}), ...(evidence ? { evidence } : {}) };
+      const first = p.trial === 0 && !combined.aborted;
+      const queues = first ? await readQueues(mgmt, vhost).catch(() => undefined) : undefined;
+      const topQueues = first && window ? await readTopQueues(mgmt, vhost).catch(() => undefined) : undefined;
+      return { ...r, ...(queues ? { queues } : {}), ...(evidence ? { evidence } : {}), ...(topQueues?.length ? { topQueues } : {}) };
     })();
     work.catch(() => undefined); // it may settle after the race below is decided
     const givenUp = new Promise<never>((_, reject) => {

@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attachExisting } from '../../src/broker/existing';
 import { runTrial } from '../../src/workload/trial';
-import { AMQP_URL, MANAGEMENT_URL, spec } from '../support/broker';
+import amqp from 'amqplib';
+import { readTopQueues } from '../../src/broker/evidence';
+import { AMQP_URL, freshVhost, MANAGEMENT_URL, spec } from '../support/broker';
 
 const MSACC = (on: boolean) => execFileSync('rabbitmqctl', ['eval', `erlang:system_flag(microstate_accounting, ${on}), ok.`], { encoding: 'utf8' });
 const target = { id: 'local', label: 'local', kind: 'url' as const, amqpUrl: AMQP_URL, managementUrl: MANAGEMENT_URL };
@@ -48,5 +50,31 @@ describe('broker evidence on a broker attached by URL', () => {
     const split = ['emulator', 'gc', 'port', 'check_io', 'aux', 'other'].reduce((sum, s) => sum + e[`broker_msacc_${s}`], 0);
     expect(split).toBeCloseTo(1, 2);
     expect(e.broker_msacc_emulator).toBeGreaterThan(e.broker_msacc_aux);
+  }, 60_000);
+
+  it("a trial's largest queue processes come from the management API, by memory, with their reductions", async () => {
+    const v = await freshVhost('top-queues');
+    const conn = await amqp.connect(v.url);
+    try {
+      const ch = await conn.createChannel();
+      await ch.assertQueue('small', { durable: false });
+      await ch.assertQueue('big', { durable: false });
+      for (let i = 0; i < 2000; i++) ch.sendToQueue('big', Buffer.alloc(1000));
+      ch.sendToQueue('small', Buffer.alloc(10));
+      await ch.close();
+      // The broker emits queue stats on its statistics interval (5 s by default).
+      let top: Awaited<ReturnType<typeof readTopQueues>> = [];
+      for (let i = 0; i < 30 && !(top.length === 2 && top[0].messages === 2000); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        top = await readTopQueues(v.mgmt, v.vhost);
+      }
+      expect(top.map((q) => q.name)).toEqual(['big', 'small']);
+      expect(top[0]).toMatchObject({ messages: 2000 });
+      expect(top[0].memoryBytes).toBeGreaterThan(top[1].memoryBytes);
+      expect(top[0].reductions).toBeGreaterThan(0);
+    } finally {
+      await conn.close();
+      await v.drop();
+    }
   }, 60_000);
 });

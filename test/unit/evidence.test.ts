@@ -149,11 +149,15 @@ describe('the report', () => {
   });
 
   it('the HTML report has an "Inside the broker" table per scenario, escaped; the terminal lists the lines', () => {
-    const page = renderHtml({ ...report, targets: [], trials: [], scenarios: [{ id: 'one_fast', description: 'd', gate: ['consumed_rate'], tolerances: {}, origin: { source: 's', command: 'c' } }] } as unknown as RunReport);
+    const trials = [{ scenario: 'one_fast', target: 'head', trial: 0, order: 0, valid: true, metrics: {}, series: [], histograms: {},
+      topQueues: [{ name: 'q<1>', memoryBytes: 3 * 2 ** 20, reductions: 123456, reductionsPerSecond: 4000, messages: 12 }] }];
+    const page = renderHtml({ ...report, targets: [], trials, scenarios: [{ id: 'one_fast', description: 'd', gate: ['consumed_rate'], tolerances: {}, origin: { source: 's', command: 'c' } }] } as unknown as RunReport);
     expect(page).toContain('<h3>Inside the broker</h3>');
     expect(page).toContain('base &lt;b&gt;');
     expect(page).not.toContain('base <b>');
     expect(page).toMatch(/GC time per message<\/td>.*<b>\+42\.0 % \[31\.0, 55\.0\]<\/b>/);
+    expect(page).toContain('<h3>Largest queue processes</h3>');
+    expect(page).toContain('<td>q&lt;1&gt;</td><td class="n">3.00 MiB</td><td class="n">123,456</td>');
     const term = terminalTable(report, false);
     expect(term).toContain('What moved inside the broker\n  one_fast vs base <b>: GC time per message +42.0 % [31.0, 55.0]');
   });
@@ -162,6 +166,8 @@ describe('the report', () => {
     const quiet = { ...report, evidence: [cmp('broker_sched_busy', 1.01, 0.97, 1.05)] } as RunReport;
     expect(evidenceForRegressions(quiet)[0].none).toBe('no broker evidence moved significantly');
     expect(evidenceGaps(report)).toEqual(['url broker: no cgroup evidence (attached by URL)']);
+    const off = { ...report, targets: [{ label: 'quiet', evidence: { sources: [], missing: [{ source: 'all', why: 'evidence: false in the target file' }] } }] } as unknown as RunReport;
+    expect(evidenceGaps(off)).toEqual(['quiet: no broker evidence (evidence: false in the target file)']);
     expect(renderComment(quiet, { name: 'gate' })).toContain('<summary>Broker evidence not available</summary>');
   });
 });

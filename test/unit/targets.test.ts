@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { gitCommit, restContents, workingTree } from '../../src/config/file-source';
 import { baseVsHead } from '../../src/config/targets';
+import { loadTarget } from '../../src/config/target-file';
 import { GateError } from '../../src/schema/errors';
 import { GitRepo } from '../support/git-repo';
 
@@ -67,6 +68,17 @@ describe('base vs head', () => {
     expect(err2.describe()).toMatch(/:2: nodez: unknown field "nodez"/);
     const err3 = await baseVsHead(workingTree(repo.dir), gitCommit(repo.dir, bad), 'nope.yml').catch((e) => e);
     expect(err3.describe()).toMatch(/nope\.yml: target file not found in git commit/);
+  });
+
+  it('evidence: false reaches the target spec; a non-boolean is an error naming the line', async () => {
+    const repo = new GitRepo();
+    const off = repo.commit({ [T]: 'image: rabbitmq:4.0\nevidence: false\n' });
+    expect((await loadTarget(gitCommit(repo.dir, off), T, 't')).spec.evidence).toBe(false);
+    const on = repo.commit({ [T]: 'image: rabbitmq:4.0\n' });
+    expect((await loadTarget(gitCommit(repo.dir, on), T, 't')).spec.evidence).toBeUndefined();
+    const bad = repo.commit({ [T]: 'image: rabbitmq:4.0\nevidence: off please\n' });
+    const err = await loadTarget(gitCommit(repo.dir, bad), T, 't').catch((e) => e);
+    expect(err.describe()).toMatch(/:2: evidence: must be boolean/);
   });
 
   it('reads through the REST contents API when the checkout lacks the history', async () => {
