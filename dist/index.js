@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-JF6PUKIK.js";
+} from "./chunks/chunk-46RWF4DJ.js";
 import {
   GateError,
   describeError,
@@ -917,6 +917,7 @@ function readActionInputs() {
     failOnRegression: bool("fail-on-regression", DEFAULTS.failOnRegression),
     anchoredBaseline: bool("anchored-baseline", DEFAULTS.anchoredBaseline),
     sequential: bool("sequential", DEFAULTS.sequential),
+    flameGraph: bool("flame-graph", DEFAULTS.flameGraph),
     looks: getInput("looks") ? parseLooks(getInput("looks"), "looks") : void 0,
     comment: oneOf("comment", getInput("comment") || DEFAULTS.comment, ["always", "on-change", "never"]),
     token,
@@ -5577,8 +5578,9 @@ var REPORT_SCHEMA = obj({
       { name: str, type: str, version: num2, policy: str, operatorPolicy: str, definition: { type: "object" }, arguments: { type: "object" } },
       ["version", "policy", "operatorPolicy", "definition"]
     )),
-    evidence: { type: "object", additionalProperties: num2 }
-  }, ["invalidReason", "error", "queues", "evidence"])),
+    evidence: { type: "object", additionalProperties: num2 },
+    topQueues: list2(obj({ name: str, memoryBytes: num2, reductions: num2, reductionsPerSecond: num2, messages: num2 }, ["reductions", "reductionsPerSecond", "messages"]))
+  }, ["invalidReason", "error", "queues", "evidence", "topQueues"])),
   comparisons: list2(COMPARISON),
   evidence: list2(COMPARISON),
   decidedBy: str,
@@ -5589,6 +5591,15 @@ var REPORT_SCHEMA = obj({
   durationSeconds: num2,
   effectNote: str,
   effectDiff: list2(str),
+  flames: list2(obj({
+    scenario: id,
+    against: id,
+    candidateLabel: str,
+    baselineLabel: str,
+    candidate: { type: "object", additionalProperties: num2, maxProperties: 2e4 },
+    baseline: { type: "object", additionalProperties: num2, maxProperties: 2e4 }
+  })),
+  flameNote: str,
   sequential: obj({
     looks: { ...list2({ type: "integer", minimum: 1 }), minItems: 1 },
     level: num2,
@@ -5598,7 +5609,7 @@ var REPORT_SCHEMA = obj({
     fixedPairs: int,
     savedSeconds: num2
   })
-}, ["effectNote", "effectDiff", "sequential", "evidence"]);
+}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote"]);
 var validate;
 function invalid(file, what) {
   return new GateError(
@@ -5717,6 +5728,10 @@ function mergeReports(parts, stored, note = () => {
     ...judgement,
     errors,
     durationSeconds: Math.max(...reports.map((r) => r.durationSeconds)),
+    // Each shard profiled its own failing scenarios; evidence is judged again above.
+    evidence: judgement.evidence,
+    flames: reports.flatMap((r) => r.flames ?? []),
+    flameNote: [...new Set(reports.map((r) => r.flameNote).filter(Boolean))].join("; ") || void 0,
     ...seq[0] ? {
       sequential: {
         ...seq[0],
@@ -5902,7 +5917,8 @@ async function runMode(s, ctx, signal) {
     timeLimitSeconds: s.timeLimitMinutes * 60,
     anchor: s.anchoredBaseline,
     sequential: s.sequential,
-    looks: s.looks
+    looks: s.looks,
+    flameGraph: s.flameGraph
   }, actionUi);
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out = {

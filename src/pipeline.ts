@@ -22,9 +22,12 @@ import { effectDiff, readEffective, unmatchedPolicies } from './broker/effective
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
+import { flameGraphs } from './workload/profile-window';
+import { perfUnavailable } from './broker/profile';
+import type { FlameGraph } from './metrics/flame';
 import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
 import { defaultRepetitions, trialsNeeded } from './compare/compare';
-import { isRunScope, judge } from './compare/judge';
+import { isRunScope, judge, type Judgement } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
 import { lookAt, type SequentialDesign, sequentialDesign, sequentialSummary } from './compare/sequential';
@@ -65,6 +68,9 @@ export interface RunOptions {
   looks?: number[];
   /** false: the fixed design even where the preset has looks. */
   sequential?: boolean;
+  /** A same-run A/B on containers: start them profilable (`+JPperf true`) and, for each failing
+   *  scenario (at most two), record a differential flame graph with perf (src/broker/profile.ts). */
+  flameGraph?: boolean;
 }
 
 export type { Ui };
@@ -105,9 +111,17 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   let focus: Focus | undefined;
   /** Sequential A/B: scenario id → the pairs it ran when it stopped. */
   const stopped = new Map<string, number>();
+  // Flame graphs need perf on this runner and profilable containers on both sides.
+  const noProfile = !opts.flameGraph ? undefined : !opts.reference ? 'no flame graph: it compares the two targets of a same-run A/B, and this run has one'
+    : specs.some((x) => x.kind !== 'docker') ? 'no flame graph: only brokers this tool starts as containers can be profiled'
+    : await perfUnavailable().then((why) => (why ? `no flame graph: ${why}` : undefined));
+  const profiling = opts.flameGraph === true && !noProfile;
+  let flames: FlameGraph[] = [];
+  let flameNote = noProfile;
+  if (noProfile) ui.warn(noProfile);
   try {
     for (const spec of [...specs]) {
-      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info)).catch(async (err) => {
+      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info, profiling)).catch(async (err) => {
         const logs = containerLogsOf(err);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
         if (!anchor || spec !== anchor.reference) throw err;
@@ -163,6 +177,17 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
         ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
       }
     }
+    // Before the brokers stop: a differential flame graph of each scenario the A/B fails.
+    if (profiling && opts.reference && handles.length === 2 && !trialSignal.aborted) {
+      const provisional = judgementOf({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus.freezing, design });
+      const failing = scenarios.filter((s) => provisional.comparisons.some((c) => c.scenario === s.id && c.gating && c.verdict === 'fail' && c.against === opts.reference!.id)).slice(0, 2);
+      if (failing.length) {
+        const made = await ui.group(`Flame graphs of ${failing.map((s) => s.id).join(', ')}`, () => flameGraphs(failing, handles[0], handles[1], focus!, runId, trialSignal));
+        flames = made.flames;
+        flameNote = made.note;
+        if (made.note) ui.warn(made.note);
+      }
+    }
     for (const spec of specs) {
       for (const p of unmatchedPolicies(inheritedBy.get(spec.id), trials.filter((t) => t.target === spec.id))) {
         const message = `${p} is in effect on no queue of this run's scenarios, so it shaped nothing that was measured. Fix: check its pattern and apply-to against the scenarios' queue names, or its priority against other policies`;
@@ -184,6 +209,8 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   if (moved) ui.info(moved);
   const targetNote = [opts.targetNote, anchor?.note, moved].filter(Boolean).join('; ') || undefined;
   const report = assembleReport({ opts: { ...opts, targetNote }, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design });
+  if (flames.length) report.flames = flames;
+  if (flameNote) report.flameNote = flameNote;
   if (design && opts.reference) report.sequential = sequentialSummary(design, stopped, (id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)));
   const candInfo = report.targets.find((t) => t.id === report.candidate);
   if (opts.mode === 'refresh' && candInfo) report.anchor = await anchorOf(opts.candidate, candInfo).catch(() => undefined);
@@ -269,16 +296,14 @@ function effectOfTargets(infos: TargetInfo[]): { effectNote?: string; effectDiff
   return { effectNote: `${x.label} and ${y.label} are identical in effect${partial}: nothing the broker runs changed${files}` };
 }
 
-/** Compares and packages a run. Same-run reference decides when present; the stored baseline otherwise. */
-function assembleReport(a: Assembly): RunReport {
-  const fp = fingerprint();
+/** The run's judgement (src/compare/judge.ts): the same-run reference decides when present, the
+ *  stored baseline otherwise. */
+function judgementOf(a: Assembly, fp = fingerprint()): Judgement {
   const candidate = a.opts.candidate.id;
   const candInfo = a.handles.find((h) => h.info.id === candidate)?.info;
-  const partial = { trials: a.trials };
-  const candSample = { label: a.opts.candidate.label, values: trialValues(partial, candidate) };
-  const effect = effectOfTargets(a.handles.map((h) => h.info));
+  const candSample = { label: a.opts.candidate.label, values: trialValues({ trials: a.trials }, candidate) };
   const stored = a.opts.stored && a.opts.mode === 'check' && candInfo ? a.opts.stored : undefined;
-  const judgement = judge({
+  return judge({
     scenarios: a.scenarios, trials: a.trials, candidate: { id: candidate, ...candSample },
     sameRun: a.opts.reference && {
       ...a.opts.reference,
@@ -293,6 +318,14 @@ function assembleReport(a: Assembly): RunReport {
     judged: a.opts.mode === 'check' || a.opts.reference !== undefined,
     incomplete: a.errors.some((e) => isRunScope(e.scope)),
   });
+}
+
+/** Compares and packages a run. */
+function assembleReport(a: Assembly): RunReport {
+  const fp = fingerprint();
+  const candidate = a.opts.candidate.id;
+  const effect = effectOfTargets(a.handles.map((h) => h.info));
+  const judgement = judgementOf(a, fp);
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: TOOL, version: TOOL_VERSION },

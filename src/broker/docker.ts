@@ -19,6 +19,7 @@ import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
 import type { BrokerHandle } from './provider';
 import { restartContainer } from './restart';
+import { profileContainer } from './profile';
 import { maskUrl } from './urls';
 
 export interface DockerProviderOptions {
@@ -27,6 +28,8 @@ export interface DockerProviderOptions {
   /** How long each node may take to accept AMQP and answer the management API; default 120 s. */
   readyTimeoutMs?: number;
   log?: (line: string) => void;
+  /** Start the nodes with `+JPperf true` and offer `profile()` (src/broker/profile.ts). */
+  profile?: boolean;
 }
 
 /** A broker that did not come up; `logs` holds its container's last lines for a collapsed group. */
@@ -287,7 +290,8 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         ERL_EPMD_PORT: String(epmdPort),
         RABBITMQ_DIST_PORT: String(n.distPort),
       };
-      nodeEnv.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = `${erlArgs} ${env.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS ?? ''}`.trim();
+      // +JPperf true (the server only): the JIT writes a perf map and keeps frame pointers, for flame graphs.
+      nodeEnv.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = `${erlArgs}${opts.profile ? ' +JPperf true' : ''} ${env.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS ?? ''}`.trim();
       nodeEnv.RABBITMQ_CTL_ERL_ARGS = `${erlArgs} ${env.RABBITMQ_CTL_ERL_ARGS ?? ''}`.trim();
       registerContainer(n.name, runId);
       await cli.docker(['create', '--name', n.name, ...labelArgs(runId), '--label', `rabbitmq-perf-gate.target=${spec.id}`,
@@ -349,6 +353,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         evidence: { sources: evidence.sources, missing: evidence.missing },
       },
       ...restart,
+      ...(opts.profile ? { profile: () => profileContainer(names[0]) } : {}),
       nodeEnvironment: async () => {
         const r = await cli.exec(names[0], ['rabbitmqctl', 'eval', NODE_ENV_EXPR], 30_000);
         if (r.code !== 0) throw new Error(`rabbitmqctl eval exited with code ${r.code}`);

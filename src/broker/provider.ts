@@ -4,6 +4,7 @@
 // capabilities such as restarting a node (only where this tool started the broker itself).
 import type { TargetInfo } from '../schema/types';
 import type { EvidenceCapture } from './evidence';
+import type { ProfileSession } from './profile';
 
 export interface BrokerHandle {
   info: TargetInfo;
@@ -25,6 +26,9 @@ export interface BrokerHandle {
   /** Reads the broker's evidence (Prometheus, cgroup accounting) at a window's edges
    *  (src/broker/evidence.ts); absent when nothing can be read. */
   evidence?: EvidenceCapture;
+  /** A perf recording of node 1 for a differential flame graph; only containers started for it
+   *  (`+JPperf true`, src/broker/profile.ts). */
+  profile?(): ProfileSession;
   /** Stops and removes everything this provider started for the target. Idempotent. */
   stop(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { attachExisting } from './existing';
 import { startDocker } from './docker';
 import type { BrokerHandle } from './provider';
 
-export async function startTarget(spec: TargetSpec, runId: string, log?: (line: string) => void): Promise<BrokerHandle> {
+export async function startTarget(spec: TargetSpec, runId: string, log?: (line: string) => void, profile = false): Promise<BrokerHandle> {
   if (spec.kind === 'url') return attachExisting(spec);
-  return startDocker(spec, { runId, log });
+  return startDocker(spec, { runId, log, profile });
 }

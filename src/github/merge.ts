@@ -63,6 +63,10 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
     ...judgement,
     errors,
     durationSeconds: Math.max(...reports.map((r) => r.durationSeconds)),
+    // Each shard profiled its own failing scenarios; evidence is judged again above.
+    evidence: judgement.evidence,
+    flames: reports.flatMap((r) => r.flames ?? []),
+    flameNote: [...new Set(reports.map((r) => r.flameNote).filter(Boolean))].join('; ') || undefined,
     ...(seq[0] ? {
       sequential: {
         ...seq[0], stopped: Object.assign({}, ...seq.map((x) => x.stopped)), savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0),

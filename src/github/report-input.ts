@@ -72,11 +72,14 @@ const REPORT_SCHEMA = obj({
   durationSeconds: num,
   effectNote: str,
   effectDiff: list(str),
+  flames: list(obj({ scenario: id, against: id, candidateLabel: str, baselineLabel: str,
+    candidate: { type: 'object', additionalProperties: num, maxProperties: 20_000 }, baseline: { type: 'object', additionalProperties: num, maxProperties: 20_000 } })),
+  flameNote: str,
   sequential: obj({
     looks: { ...list({ type: 'integer', minimum: 1 }), minItems: 1 }, level: num, family: int, futility: num,
     stopped: { type: 'object', additionalProperties: int }, fixedPairs: int, savedSeconds: num,
   }),
-}, ['effectNote', 'effectDiff', 'sequential', 'evidence']);
+}, ['effectNote', 'effectDiff', 'sequential', 'evidence', 'flames', 'flameNote']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 

@@ -1,8 +1,8 @@
 // The self-contained HTML report of a RunReport: one file with uPlot, its CSS, the chart data and
 // the drawing code inlined, and a Content-Security-Policy that forbids every network request.
 // Per scenario: throughput over time, latency percentile curves, A/B delta bars with CIs, trial
-// scatter for the gating metrics, the comparison table and the broker evidence ("Inside the
-// broker"); then targets, runner fingerprint and errors. Every piece of report text goes through
+// scatter for the gating metrics, the comparison table, the broker evidence ("Inside the
+// broker") and a failing scenario's differential flame graph; then targets, runner fingerprint and errors. Every piece of report text goes through
 // html() (attributes too); chart labels are data.
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
@@ -12,6 +12,7 @@ import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 import { evidenceGaps, significant } from './evidence';
 import { evidenceDef } from '../metrics/evidence';
+import { flameSection } from './flame';
 import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
@@ -107,6 +108,7 @@ function scenarioSection(r: RunReport, sc: ScenarioCharts, data: ChartData, i: n
     + comparisonTable(cs, ciLabel(r))
     + evidencePanel(r, s.id)
     + topQueuesPanel(r, s.id)
+    + (r.flames ?? []).filter((f) => f.scenario === s.id).map(flameSection).join('')
     + (sc.scatter.length ? `<h3>Trials (one dot per trial, in run order)</h3><div class="grid3">${sc.scatter.map((id) => `<div><div class="small">${h((data.charts[id] as { title: string }).title)}</div><div class="chart" data-chart="${h(id)}"></div></div>`).join('')}</div>` : '')
     + (invalid.length ? `<h3>Excluded trials</h3><ul>${invalid.map((t) => `<li>${h(t.target)} trial ${t.trial + 1}: ${h(t.invalidReason ?? t.error)}</li>`).join('')}</ul>` : '')
     + `</section>`;
@@ -151,7 +153,7 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 <body><main>
 <header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headlineText(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
-${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}
+${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}${r.flameNote ? `<p>${h(r.flameNote)}</p>` : ''}
 <p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons, r.sequential))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>

@@ -11,6 +11,7 @@ import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, sto
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 import { evidenceForRegressions, evidenceGaps } from './evidence';
+import { flameShiftLines } from './flame';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -91,7 +92,8 @@ function runNotes(r: RunReport): string {
   const seq = sequentialText(r);
   return r.errors.filter((e) => isRunScope(e.scope)).map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '')
     + (seq ? `> ${md(seq)}\n` : '')
-    + (r.effectNote ? `> ${md(r.effectNote)}\n` : '');
+    + (r.effectNote ? `> ${md(r.effectNote)}\n` : '')
+    + (r.flameNote ? `> ${md(r.flameNote)}\n` : '');
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
@@ -106,7 +108,13 @@ function brokerEvidence(r: RunReport): string {
   const groups = evidenceForRegressions(r);
   if (!groups.length) return '';
   // The lines are this tool's own text (registry labels and numbers); the scenario and label are not.
-  const lines = groups.map((g) => `- **${md(g.scenario)}** vs ${md(g.baselineLabel)}: ${g.lines.length ? g.lines.join('; ') : `_${md(g.none)}_`}`);
+  const lines = groups.map((g) => {
+    const flame = r.flames?.find((f) => f.scenario === g.scenario && f.against === g.against);
+    // Frame names come from the broker's profile: escaped.
+    const shifts = flame ? flameShiftLines(flame).map((l) => `\`${l.replace(/`/g, '')}\``).join('; ') : '';
+    return `- **${md(g.scenario)}** vs ${md(g.baselineLabel)}: ${g.lines.length ? g.lines.join('; ') : `_${md(g.none)}_`}`
+      + (flame ? `\n  - flame graph (in the HTML report): ${shifts || 'no frame moved'}` : '');
+  });
   return `#### What moved inside the broker\n${lines.join('\n')}\n`;
 }
 

@@ -330,6 +330,20 @@ export interface TrialResult {
   topQueues?: TopQueue[];
 }
 
+/** Folded stacks of a profile: "scheduler;$gen_server2:handle_msg/2;…" → samples (src/metrics/flame.ts). */
+export type Folded = Record<string, number>;
+
+/** A differential flame graph of one failing scenario: both targets' folded stacks. */
+export interface FlameGraph {
+  scenario: string;
+  /** The same-run reference's id, and both labels. */
+  against: string;
+  candidateLabel: string;
+  baselineLabel: string;
+  candidate: Folded;
+  baseline: Folded;
+}
+
 /** One queue process of a trial, by memory, with its reductions (management API). */
 export interface TopQueue {
   name: string;
@@ -405,6 +419,10 @@ export interface RunReport {
   targetDiff?: string;
   /** Broker evidence compared like the reported-only metrics (same-run A/B only; never gating). */
   evidence?: Comparison[];
+  /** Differential flame graphs of the failing scenarios (--flame-graph; src/metrics/flame.ts). */
+  flames?: FlameGraph[];
+  /** Why there is no (complete) flame graph although one was asked for. */
+  flameNote?: string;
   /** Two targets read back from their brokers: identical in effect, or where they differ. */
   effectNote?: string;
   effectDiff?: string[];

@@ -4,7 +4,8 @@
 // regression (Erlang `+S 2:1` on the candidate) and does not fail an A/A; a moved tag (the same
 // local tag retagged to another image) is called out and A/B'd old against new; when the recorded
 // broker cannot be started (its image gone, no Docker) the stored trials decide and the report
-// says why. The failing A/B also carries the broker evidence next to the failing metric.
+// says why. The failing A/B also carries the broker evidence next to the failing metric and,
+// asked for, a differential flame graph recorded with perf.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,8 @@ describe('anchored baseline', () => {
   it('checked on another runner: the recorded broker is started again and a real regression (+S 2:1) fails the same-run A/B', () => {
     const target = join(tmp, 'slow.yml');
     writeFileSync(target, `label: two schedulers\nimage: ${FLOATING}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
-    const { code, report } = check(['--target', target, '--repetitions', '6', '--duration', '2']);
+    const html = join(tmp, 'flame.html');
+    const { code, report } = check(['--target', target, '--repetitions', '6', '--duration', '2', '--flame-graph', '--html', html]);
     const anchor = report.targets.find((t) => t.id === ANCHOR_ID)!;
     expect(anchor).toMatchObject({ image: imageId(OLD), rabbitmqVersion: '3.10.8' });
     expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker \(rabbitmq-perf-gate\/rabbitmq:anchored-test @ [0-9a-f]{12}\)/);
@@ -91,6 +93,18 @@ describe('anchored baseline', () => {
     expect(moved, JSON.stringify(report.evidence)).toMatchObject({ scenario: 'one_fast', against: ANCHOR_ID });
     expect(moved.lines.length).toBeGreaterThan(0);
     expect(renderComment(report, { name: 'gate' })).toContain('#### What moved inside the broker');
+    // --flame-graph: one profiled trial per target of the failing scenario, perf on the host, the
+    // JIT's map from the container: Erlang functions by name, scheduler threads merged.
+    expect(report.flameNote).toBeUndefined();
+    const [flame] = report.flames ?? [];
+    expect(flame).toMatchObject({ scenario: 'one_fast', against: ANCHOR_ID, candidateLabel: 'two schedulers' });
+    for (const side of [flame.candidate, flame.baseline]) {
+      expect(Object.values(side).reduce((a, b) => a + b, 0)).toBeGreaterThan(100);
+      expect(Object.keys(side).some((s) => s.startsWith('scheduler;') && s.includes('$gen_server2:handle_msg/2'))).toBe(true);
+    }
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain('<h3>Differential flame graph</h3>');
+    expect(page).toMatch(/<svg [^>]*aria-label="differential flame graph"/);
   });
 
   it('an A/A against the recorded broker does not fail', () => {

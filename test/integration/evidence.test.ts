@@ -4,7 +4,9 @@
 // read at its window's edges and normalised by the messages it moved. Containers (cgroup CPU,
 // msacc switched on by the provider, paired evidence next to a real regression):
 // test/integration/anchored-baseline.test.ts.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attachExisting } from '../../src/broker/existing';
 import { runTrial } from '../../src/workload/trial';
@@ -76,5 +78,16 @@ describe('broker evidence on a broker attached by URL', () => {
       await conn.close();
       await v.drop();
     }
+  }, 60_000);
+
+  it('--flame-graph without a same-run A/B of containers says why there is none, and the run goes on', () => {
+    const cli = join(resolve(import.meta.dirname, '../..'), 'dist/cli.js');
+    const r = spawnSync(process.execPath, [cli, 'run', '--broker-url', AMQP_URL, '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '0',
+      '--flame-graph', '--baseline-file', 'none.json', '--json'], { encoding: 'utf8', timeout: 60_000, cwd: tmpdir() });
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.flameNote).toMatch(/^no flame graph: it compares the two targets of a same-run A\/B/);
+    expect(r.stderr).toContain('no flame graph');
+    expect(report.trials[0].valid).toBe(true);
   }, 60_000);
 });
