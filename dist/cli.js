@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-46RWF4DJ.js";
+} from "./chunks/chunk-GNBXXX6W.js";
 import {
   GateError,
   describeError

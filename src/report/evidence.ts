@@ -9,9 +9,14 @@ import { delta } from './format';
 /** A change whose interval excludes "no change". */
 export const significant = (c: Comparison): boolean => c.ratio !== null && c.ciLow !== null && c.ciHigh !== null && (c.ciLow > 1 || c.ciHigh < 1);
 
+/** A share of scheduler time below this on both sides is too small to explain a regression, however
+ *  much it moved in relative terms (aux 1 % → 0.5 % is −50 %). */
+const MIN_SHARE = 0.05;
+
 /** The largest significant evidence changes of a scenario against one reference, largest first. */
 export function topEvidence(r: RunReport, scenario: string, against: string, max = 4): Comparison[] {
-  return (r.evidence ?? []).filter((c) => c.scenario === scenario && c.against === against && significant(c))
+  const material = (c: Comparison) => c.unit !== 'share' || Math.max(c.baselineMedian ?? 0, c.candidateMedian ?? 0) >= MIN_SHARE;
+  return (r.evidence ?? []).filter((c) => c.scenario === scenario && c.against === against && significant(c) && material(c))
     .sort((a, b) => Math.abs(Math.log(b.ratio!)) - Math.abs(Math.log(a.ratio!))).slice(0, max);
 }
 

@@ -140,6 +140,10 @@ describe('the report', () => {
 
   it('puts the largest significant evidence changes next to the failing metric, largest first', () => {
     expect(topEvidence(report, 'one_fast', 'base').map((c) => c.metric)).toEqual(['broker_gc_us_per_msg', 'broker_cpu_us_per_msg', 'broker_sched_busy']);
+    // A tiny share that halved explains nothing; a large one that moved does.
+    const shares = { ...report, evidence: [...report.evidence!, cmp('broker_msacc_aux', 0.5, 0.4, 0.6, { baselineMedian: 0.02, candidateMedian: 0.01 }),
+      cmp('broker_msacc_port', 1.5, 1.3, 1.7, { baselineMedian: 0.1, candidateMedian: 0.15 })] } as RunReport;
+    expect(topEvidence(shares, 'one_fast', 'base').map((c) => c.metric)).toEqual(['broker_msacc_port', 'broker_gc_us_per_msg', 'broker_cpu_us_per_msg', 'broker_sched_busy']);
     const [g] = evidenceForRegressions(report);
     expect(g.lines[0]).toBe('GC time per message +42.0 % [31.0, 55.0]');
     const md = renderComment(report, { name: 'gate' });
