@@ -4,7 +4,7 @@
 // the bundled CLI on the two offline images, and written as docs/seeds.md's table.
 //
 //   node_modules/.bin/node bench/seeds.mjs [--pairs 6] [--only khepri-import,cqv2-3.10,...] [--write]
-//   node_modules/.bin/node bench/seeds.mjs --from bench/results/seeds-DATE.json [--write]   (re-render)
+//   node_modules/.bin/node bench/seeds.mjs --from bench/results/seeds-DATE.json [--write]   (re-render; DATE is the UTC day the run ended)
 //
 // With --only, the new rows replace those of the same runs in the newest earlier results file
 // (--merge FILE to name another), so one re-measured row does not drop the rest of the table.
