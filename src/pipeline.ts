@@ -5,7 +5,8 @@
 // start) are skipped on every target, with a warning and a note in the report's errors. A check
 // with an anchored stored baseline and no reference starts the baseline's broker as its reference
 // (src/broker/anchor.ts); a same-run A/B with looks stops each scenario once decided
-// (src/compare/sequential.ts).
+// (src/compare/sequential.ts); asked for, a failing scenario of an A/B of containers gets a
+// differential flame graph before the brokers stop (src/workload/profile-window.ts).
 import { randomBytes } from 'node:crypto';
 import type { Baseline, Comparison, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';
