@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-GNBXXX6W.js";
+} from "./chunks/chunk-ECGVINPT.js";
 import {
   GateError,
   describeError

@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-GNBXXX6W.js";
+} from "./chunks/chunk-ECGVINPT.js";
 import {
   GateError,
   describeError,

@@ -158,6 +158,14 @@ async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, ti
     } catch (err) {
       last = (err as Error).message;
       if (/wrong user name or password|401/.test(last)) {
+        // Another process's broker may answer on this port while ours is still failing to boot
+        // (ports are checked free, not reserved, across processes): an exit says which it was.
+        await sleep(2_000);
+        const again = await cli.containerState(node.name);
+        if (!again?.running) {
+          throw await bootError(`container ${node.name} (${image}) exited with code ${again?.exitCode ?? '?'} while RabbitMQ was booting`,
+            node, 'see the container log; a config file with a syntax error is the usual cause');
+        }
         throw await bootError(`RabbitMQ in container ${node.name} (${image}) rejected the target's credentials`, node,
           'set RABBITMQ_DEFAULT_USER/RABBITMQ_DEFAULT_PASS in env; a definitions.json loaded at boot must itself define that user with permissions');
       }

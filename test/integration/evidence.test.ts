@@ -66,14 +66,18 @@ describe('broker evidence on a broker attached by URL', () => {
       await ch.close();
       // The broker emits queue stats on its statistics interval (5 s by default).
       let top: Awaited<ReturnType<typeof readTopQueues>> = [];
-      for (let i = 0; i < 30 && !(top.length === 2 && top[0].messages === 2000); i++) {
+      for (let i = 0; i < 30 && !(top.length === 2 && top.some((q) => q.name === 'big' && q.messages === 2000)); i++) {
         await new Promise((r) => setTimeout(r, 500));
         top = await readTopQueues(v.mgmt, v.vhost);
       }
-      expect(top.map((q) => q.name)).toEqual(['big', 'small']);
-      expect(top[0]).toMatchObject({ messages: 2000 });
-      expect(top[0].memoryBytes).toBeGreaterThan(top[1].memoryBytes);
-      expect(top[0].reductions).toBeGreaterThan(0);
+      // Message bodies over 64 bytes live off the queue process's heap, so two queues can weigh the
+      // same: the order is by memory, ties in any order.
+      expect(top.map((q) => q.name).sort()).toEqual(['big', 'small']);
+      expect(top[0].memoryBytes).toBeGreaterThanOrEqual(top[1].memoryBytes);
+      expect(top[1].memoryBytes).toBeGreaterThan(0);
+      const big = top.find((q) => q.name === 'big')!;
+      expect(big).toMatchObject({ messages: 2000 });
+      expect(big.reductions).toBeGreaterThan(0);
     } finally {
       await conn.close();
       await v.drop();
