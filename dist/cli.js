@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ECGVINPT.js";
+} from "./chunks/chunk-ZDK6KUNS.js";
 import {
   GateError,
   describeError

@@ -3,7 +3,8 @@
 // `perf record -g` samples its beam process from the host, and `perf script` resolves the Erlang
 // functions from the map file, copied from the container to where perf looks for it (the host's
 // /tmp/perf-<host pid>.map). What is missing (no perf, no permission) is said, never guessed.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,17 +14,13 @@ import * as cli from './docker-cli';
 /** Samples per second: enough for a few-second window, light on a 2-core runner. */
 const FREQUENCY = 499;
 
-function run(cmd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', () => { clearTimeout(t); resolve({ code: null, stdout, stderr: stderr || `${cmd} could not be started` }); });
-    child.on('close', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
-  });
+const execFileP = promisify(execFile);
+
+/** Runs a command; its exit code and output, never a throw. */
+async function run(cmd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return execFileP(cmd, args, { timeout: timeoutMs, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' })
+    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }))
+    .catch((e: { code?: number | string; stdout?: string; stderr?: string }) => ({ code: typeof e.code === 'number' ? e.code : null, stdout: e.stdout ?? '', stderr: e.stderr ?? String(e.code) }));
 }
 
 /** Why this runner cannot profile (undefined: it can). */

@@ -42,8 +42,9 @@ function compareEvidence(i: JudgeInput, reference: { id: string; label: string }
   const trials = i.trials.map((t) => ({ ...t, metrics: t.evidence ?? {} }));
   if (!trials.some((t) => t.evidence)) return [];
   const out = compareSameRun(i.scenarios, trials, { id: i.candidate.id, label: i.candidate.label }, reference);
-  // Evidence a pair of targets does not move at all (no disk I/O: 0 and 0) has no ratio to show.
-  return out.filter((c) => c.ratio !== null).map((c) => ({ ...c, gating: false }));
+  // Never gating: scenario files cannot list evidence under gate:. Evidence a pair of targets does
+  // not move at all (no disk I/O: 0 and 0) has no ratio to show.
+  return out.filter((c) => c.ratio !== null);
 }
 
 export function judge(i: JudgeInput): Judgement {

@@ -1,8 +1,9 @@
 // The generator watching itself: process CPU time, event-loop utilisation and event-loop delay
 // over the measured window, so a trial can say whether the load generator rather than the broker
 // was the limit. The window's edges are also announced on a diagnostics channel (free when nobody
-// listens), so an outside harness (bench/) can read /proc/<pid>/stat at exactly the same moments.
-import { channel } from 'node:diagnostics_channel';
+// listens), so an outside harness (bench/) can read /proc/<pid>/stat at exactly the same moments
+// and observers in the process (broker evidence, a profiler: onNextWindow) act at them too.
+import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 type IntervalHistogram = ReturnType<typeof monitorEventLoopDelay>;
@@ -37,6 +38,27 @@ export function isSaturated(s: SelfLoadSample, t: SaturationThresholds = DEFAULT
 /** Window edges for outside observers: `{ phase: 'start' | 'end', pid }`. */
 export const WINDOW_CHANNEL = 'rabbitmq-perf-gate:generator-window';
 const windowChannel = channel(WINDOW_CHANNEL);
+
+/**
+ * Calls `start` and `end` (once each) at the edges of this process's next announced window, for
+ * observers inside the process (broker evidence, a profiler). Returns the unsubscribe, idempotent.
+ * Trials run one at a time, so the next window is the running trial's.
+ */
+export function onNextWindow(h: { start(): void; end(): void }): () => void {
+  let phase: 'waiting' | 'open' | 'closed' = 'waiting';
+  const onEdge = (message: unknown) => {
+    const m = message as { phase?: string; pid?: number };
+    if (m.pid !== process.pid) return;
+    if (m.phase === 'start' && phase === 'waiting') { phase = 'open'; h.start(); }
+    else if (m.phase === 'end' && phase === 'open') { phase = 'closed'; h.end(); }
+  };
+  subscribe(WINDOW_CHANNEL, onEdge);
+  let listening = true;
+  return () => {
+    if (listening) unsubscribe(WINDOW_CHANNEL, onEdge);
+    listening = false;
+  };
+}
 
 export class SelfLoad {
   private cpu?: NodeJS.CpuUsage;

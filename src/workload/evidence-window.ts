@@ -1,11 +1,10 @@
 // Ties a target's evidence capture (src/broker/evidence.ts) to a trial's measured window: every
 // runner announces the window's edges through SelfLoad (src/metrics/selfload.ts, a diagnostics
-// channel that costs nothing when nobody listens), and a reading is started at each edge without
-// holding the runner. Trials run one at a time, so the channel's next window is this trial's.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+// channel that costs nothing when nobody listens; onNextWindow), and a reading is started at each
+// edge without holding the runner.
 import type { EvidenceCapture } from '../broker/evidence';
 import { deriveEvidence, type EvidenceReading, workUnits } from '../metrics/evidence';
-import { WINDOW_CHANNEL } from '../metrics/selfload';
+import { onNextWindow } from '../metrics/selfload';
 
 export interface EvidenceWindow {
   /** Stops listening (idempotent); readings already started still complete. */
@@ -19,18 +18,7 @@ export function evidenceWindow(capture: EvidenceCapture): EvidenceWindow {
   let start: Promise<EvidenceReading | undefined> | undefined;
   let end: Promise<EvidenceReading | undefined> | undefined;
   const read = () => capture.read().catch(() => undefined);
-  const onEdge = (message: unknown) => {
-    const m = message as { phase?: string; pid?: number };
-    if (m.pid !== process.pid) return;
-    if (m.phase === 'start' && !start) start = read();
-    else if (m.phase === 'end' && start && !end) end = read();
-  };
-  subscribe(WINDOW_CHANNEL, onEdge);
-  let open = true;
-  const close = () => {
-    if (open) unsubscribe(WINDOW_CHANNEL, onEdge);
-    open = false;
-  };
+  const close = onNextWindow({ start: () => { start = read(); }, end: () => { end = read(); } });
   return {
     close,
     async result(metrics) {

@@ -2,13 +2,12 @@
 // (src/broker/profile.ts) started as the runner's window opens and stopped as it closes (the same
 // window announcements the broker evidence uses). Its result is not a sample: the pipeline keeps
 // only the folded stacks, for a differential flame graph of a failing scenario.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { BrokerHandle } from '../broker/provider';
 import type { Focus } from '../broker/focus';
 import type { Folded, FlameGraph } from '../metrics/flame';
 import type { ScenarioSpec } from '../schema/types';
 import { describeError } from '../schema/errors';
-import { WINDOW_CHANNEL } from '../metrics/selfload';
+import { onNextWindow } from '../metrics/selfload';
 import type { PlannedTrial } from '../plan/plan';
 import { runTrial } from './trial';
 
@@ -17,18 +16,12 @@ export async function profiledTrial(p: PlannedTrial, broker: BrokerHandle & Requ
   const session = broker.profile();
   let started = false;
   let stopped: Promise<Folded> | undefined;
-  const onEdge = (message: unknown) => {
-    const m = message as { phase?: string; pid?: number };
-    if (m.pid !== process.pid) return;
-    if (m.phase === 'start' && !started) { started = true; session.start(); }
-    else if (m.phase === 'end' && started && !stopped) stopped = session.stop();
-  };
-  subscribe(WINDOW_CHANNEL, onEdge);
+  const close = onNextWindow({ start: () => { started = true; session.start(); }, end: () => { stopped = session.stop(); } });
   try {
     const r = await runTrial(p, broker, runId, signal);
     if (!r.valid) throw new Error(`the profiled trial failed: ${r.invalidReason ?? r.error}`);
   } finally {
-    unsubscribe(WINDOW_CHANNEL, onEdge);
+    close();
     if (started && !stopped) stopped = session.stop();
     stopped?.catch(() => undefined); // awaited below, or dropped with the trial's own error
   }
