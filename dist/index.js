@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ZDK6KUNS.js";
+} from "./chunks/chunk-SCP7LUPV.js";
 import {
   GateError,
   describeError,

@@ -16,6 +16,8 @@ import { describeError, GateError } from './schema/errors';
 import { startTarget } from './broker/start';
 import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
+import { type Capable, type Unmet, unmetNeed } from './broker/capabilities';
+import { pluginsFor } from './broker/endpoints';
 import { focusOn, type Focus } from './broker/focus';
 import { ManagementClient } from './broker/management';
 import { describeVhostConfig, isEmptyVhostConfig, readVhostConfig, vhostOfUrl, type VhostConfig } from './broker/vhost-config';
@@ -122,7 +124,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   if (noProfile) ui.warn(noProfile);
   try {
     for (const spec of [...specs]) {
-      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, runId, ui.info, profiling)).catch(async (err) => {
+      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, { runId, log: ui.info, profile: profiling, plugins: pluginsFor(scenarios) })).catch(async (err) => {
         const logs = containerLogsOf(err);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
         if (!anchor || spec !== anchor.reference) throw err;
@@ -218,20 +220,28 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   return report;
 }
 
-/** Drops the restart scenarios when any target cannot restart its node (a broker attached by URL,
- *  a cluster), on every target so that A/B stays paired: one warning, and one error per scenario
- *  whose scope is its id (not 'run', so a skip alone never changes the verdict). */
-export function skipUnrunnable(scenarios: ScenarioSpec[], handles: Pick<BrokerHandle, 'info' | 'restartNode'>[],
-  errors: RunError[], ui: Pick<Ui, 'warn'>): ScenarioSpec[] {
-  const unable = handles.filter((h) => typeof h.restartNode !== 'function');
-  const skipped: ScenarioSpec[] = unable.length ? scenarios.filter((s) => s.kind === 'restart') : [];
-  if (!skipped.length) return scenarios;
-  const who = unable.map((h) => `${h.info.label} (${h.info.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'})`).join(' and ');
-  const both = handles.length > 1 ? ` on both targets${unable.length < handles.length ? ', to keep the A/B paired' : ''}` : '';
-  const why = `restarts the broker node, which needs a single-node docker target started by this tool; ${who} cannot be restarted`;
-  ui.warn(`Skipping ${skipped.map((s) => s.id).join(', ')}${both}: ${skipped.length > 1 ? 'each' : 'it'} ${why}.`);
-  for (const s of skipped) errors.push({ scope: s.id, message: `Skipped${both}: this scenario ${why}. Run it on a docker target (image:).` });
-  return scenarios.filter((s) => !skipped.includes(s));
+/** Drops each scenario some target cannot run (src/broker/capabilities.ts: a node restart, a
+ *  protocol listener, a RabbitMQ version) on every target, so that A/B stays paired: one warning
+ *  per reason, and one error per scenario whose scope is its id (not 'run', so a skip alone never
+ *  changes the verdict). */
+export function skipUnrunnable(scenarios: ScenarioSpec[], handles: Capable[], errors: RunError[], ui: Pick<Ui, 'warn'>): ScenarioSpec[] {
+  const byReason = new Map<string, { unmet: Unmet; specs: ScenarioSpec[] }>();
+  for (const s of scenarios) {
+    const unmet = unmetNeed(s, handles);
+    if (unmet) (byReason.get(unmet.why) ?? byReason.set(unmet.why, { unmet, specs: [] }).get(unmet.why)!).specs.push(s);
+  }
+  if (!byReason.size) return scenarios;
+  const skipped = new Set<ScenarioSpec>();
+  for (const { unmet, specs } of byReason.values()) {
+    const able = handles.filter((h) => !unmetNeed(specs[0], [h])).length;
+    const both = handles.length > 1 ? ` on both targets${able ? ', to keep the A/B paired' : ''}` : '';
+    ui.warn(`Skipping ${specs.map((s) => s.id).join(', ')}${both}: ${specs.length > 1 ? 'each' : 'it'} ${unmet.why}.`);
+    for (const s of specs) {
+      errors.push({ scope: s.id, message: `Skipped${both}: this scenario ${unmet.why}. ${unmet.fix}` });
+      skipped.add(s);
+    }
+  }
+  return scenarios.filter((s) => !skipped.has(s));
 }
 
 /** Holm's correction over many gating metrics puts significance out of reach of small samples:

@@ -21,6 +21,18 @@ import type { BrokerHandle } from './provider';
 import { restartContainer } from './restart';
 import { profileContainer } from './profile';
 import { maskUrl } from './urls';
+import { type Endpoints, readEndpoints } from './endpoints';
+
+/** Behind a bridge the listeners report the container's ports; the runner reaches the published ones. */
+function bridgedEndpoints(e: Endpoints, bridge: boolean, n: Node): Endpoints {
+  if (!bridge) return e;
+  const host = (v: string) => v.slice(0, v.lastIndexOf(':'));
+  return {
+    ...(e.stream ? { stream: `${host(e.stream)}:${n.streamPort}` } : {}),
+    ...(e.mqtt ? { mqtt: `${host(e.mqtt)}:${n.mqttPort}` } : {}),
+    ...(e['amqp-1.0'] ? { 'amqp-1.0': `${host(e['amqp-1.0'])}:${n.amqpPort}` } : {}),
+  };
+}
 
 export interface DockerProviderOptions {
   /** Labels every container (rabbitmq-perf-gate.run=<runId>) for the post-step net. */
@@ -30,6 +42,9 @@ export interface DockerProviderOptions {
   log?: (line: string) => void;
   /** Start the nodes with `+JPperf true` and offer `profile()` (src/broker/profile.ts). */
   profile?: boolean;
+  /** Plugins the run's scenarios need besides the target's own (rabbitmq_stream, rabbitmq_mqtt:
+   *  src/broker/endpoints.ts); each gets its own listener port on every node. */
+  plugins?: string[];
 }
 
 /** A broker that did not come up; `logs` holds its container's last lines for a collapsed group. */
@@ -69,8 +84,9 @@ function parsePlugins(file: ConfigFile): string[] {
   return names;
 }
 
-/** Maps the user's config files to their place under /etc/rabbitmq (relative paths). */
-export function layoutConfig(files: ConfigFile[]): { files: Map<string, Buffer>; confLines: string[] } {
+/** Maps the user's config files to their place under /etc/rabbitmq (relative paths); the enabled
+ *  plugins are the user's, this tool's own and those the run's scenarios need. */
+export function layoutConfig(files: ConfigFile[], needed: string[] = []): { files: Map<string, Buffer>; confLines: string[]; plugins: string[] } {
   const out = new Map<string, Buffer>();
   const confLines: string[] = [];
   let plugins = [...REQUIRED_PLUGINS];
@@ -96,8 +112,9 @@ export function layoutConfig(files: ConfigFile[]): { files: Map<string, Buffer>;
     }
     out.set(dest, f.content);
   });
+  plugins = [...new Set([...plugins, ...needed])];
   out.set('enabled_plugins', Buffer.from(`[${plugins.join(',')}].\n`));
-  return { files: out, confLines };
+  return { files: out, confLines, plugins };
 }
 
 export async function readConfigFiles(paths: string[]): Promise<ConfigFile[]> {
@@ -118,6 +135,23 @@ interface Node {
   mgmtPort: number;
   promPort: number;
   distPort: number;
+  streamPort: number;
+  mqttPort: number;
+}
+
+/** Ports per node: AMQP, management, Prometheus, distribution, stream, MQTT. */
+const PORTS_PER_NODE = 6;
+
+/** This tool's listener lines for a node: its own ports, and one for each protocol plugin enabled
+ *  (a plugin left on its default port would collide with other brokers, e.g. MQTT's 1883). */
+export function listenerLines(plugins: string[], inner: { amqp: number; mgmt: number; prom: number; stream: number; mqtt: number }, streamAdvertised: number): string[] {
+  return [
+    `listeners.tcp.default = ${inner.amqp}`, `management.tcp.port = ${inner.mgmt}`, `prometheus.tcp.port = ${inner.prom}`,
+    // Stream clients connect to the host and port the broker advertises: this runner's view of it.
+    ...(plugins.includes('rabbitmq_stream')
+      ? [`stream.listeners.tcp.default = ${inner.stream}`, 'stream.advertised_host = 127.0.0.1', `stream.advertised_port = ${streamAdvertised}`] : []),
+    ...(plugins.includes('rabbitmq_mqtt') ? [`mqtt.listeners.tcp.default = ${inner.mqtt}`] : []),
+  ];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -257,7 +291,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     throw new GateError('a cluster needs host networking', { field: 'network' }, "use network: host with nodes > 1");
   }
   const files = await readConfigFiles(spec.configFiles ?? []);
-  const layout = layoutConfig(files);
+  const layout = layoutConfig(files, opts.plugins);
   await cli.assertDockerAvailable();
   await cli.ensureImage(spec.image);
   const imageIdentity = await cli.imageIdentity(spec.image);
@@ -267,13 +301,12 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
   const pass = env.RABBITMQ_DEFAULT_PASS ?? 'guest';
   const cookie = randomBytes(20).toString('hex');
   const tag = `${slug(spec.id)}-${randomBytes(3).toString('hex')}`;
-  const ports = await allocatePorts(count * 4 + 1);
-  const epmdPort = ports[count * 4];
-  const nodes: Node[] = Array.from({ length: count }, (_, i) => ({
-    name: `rabbitmq-perf-gate-${tag}-${i + 1}`,
-    nodeName: bridge ? undefined : `${tag}-${i + 1}@localhost`,
-    amqpPort: ports[i * 4], mgmtPort: ports[i * 4 + 1], promPort: ports[i * 4 + 2], distPort: ports[i * 4 + 3],
-  }));
+  const ports = await allocatePorts(count * PORTS_PER_NODE + 1);
+  const epmdPort = ports[count * PORTS_PER_NODE];
+  const nodes: Node[] = Array.from({ length: count }, (_, i) => {
+    const [amqpPort, mgmtPort, promPort, distPort, streamPort, mqttPort] = ports.slice(i * PORTS_PER_NODE, (i + 1) * PORTS_PER_NODE);
+    return { name: `rabbitmq-perf-gate-${tag}-${i + 1}`, nodeName: bridge ? undefined : `${tag}-${i + 1}@localhost`, amqpPort, mgmtPort, promPort, distPort, streamPort, mqttPort };
+  });
   const names = nodes.map((n) => n.name);
   const stage = await mkdtemp(join(tmpdir(), 'rabbitmq-perf-gate-'));
   const urls = (n: Node) => ({
@@ -286,10 +319,11 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
       const dir = join(stage, n.name);
       await mkdir(join(dir, 'conf.d'), { recursive: true, mode: 0o755 });
       for (const [dest, content] of layout.files) await writeFile(join(dir, dest), content, { mode: 0o644 });
-      const inner = bridge ? { amqp: 5672, mgmt: 15672, prom: 15692 } : { amqp: n.amqpPort, mgmt: n.mgmtPort, prom: n.promPort };
+      const inner = bridge ? { amqp: 5672, mgmt: 15672, prom: 15692, stream: 5552, mqtt: 1883 }
+        : { amqp: n.amqpPort, mgmt: n.mgmtPort, prom: n.promPort, stream: n.streamPort, mqtt: n.mqttPort };
       await writeFile(join(dir, 'conf.d', '90-rabbitmq-perf-gate.conf'), [
         '## Written by rabbitmq-perf-gate: this node\'s ports.',
-        `listeners.tcp.default = ${inner.amqp}`, `management.tcp.port = ${inner.mgmt}`, `prometheus.tcp.port = ${inner.prom}`,
+        ...listenerLines(layout.plugins, inner, n.streamPort),
         ...layout.confLines, ''].join('\n'), { mode: 0o644 });
       const erlArgs = `-setcookie ${cookie}`;
       const nodeEnv: Record<string, string> = bridge ? { ...env } : {
@@ -304,7 +338,8 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
       registerContainer(n.name, runId);
       await cli.docker(['create', '--name', n.name, ...labelArgs(runId), '--label', `rabbitmq-perf-gate.target=${spec.id}`,
         ...(bridge
-          ? ['--hostname', n.name, '-p', `127.0.0.1:${n.amqpPort}:5672`, '-p', `127.0.0.1:${n.mgmtPort}:15672`, '-p', `127.0.0.1:${n.promPort}:15692`]
+          ? ['--hostname', n.name, '-p', `127.0.0.1:${n.amqpPort}:5672`, '-p', `127.0.0.1:${n.mgmtPort}:15672`, '-p', `127.0.0.1:${n.promPort}:15692`,
+            '-p', `127.0.0.1:${n.streamPort}:5552`, '-p', `127.0.0.1:${n.mqttPort}:1883`]
           : ['--network', 'host']),
         ...(spec.cpus ? ['--cpus', String(spec.cpus)] : []),
         ...(spec.memory ? ['--memory', spec.memory] : []),
@@ -324,7 +359,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     const { amqp: amqpUrl, mgmt: managementUrl } = urls(nodes[0]);
     const mgmt = new ManagementClient(managementUrl);
     const promUrls = nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`);
-    const [id, evidence] = await Promise.all([mgmt.identity(),
+    const [id, endpoints, evidence] = await Promise.all([mgmt.identity(), readEndpoints(mgmt, amqpUrl),
       spec.evidence === false ? evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] })
         : dockerEvidence(names, promUrls)]);
     let stopped = false;
@@ -358,6 +393,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         erlangVersion: id.erlangVersion,
         metadataStore: id.metadataStore,
         nodes: id.nodes,
+        endpoints: bridgedEndpoints(endpoints, bridge, nodes[0]),
         evidence: { sources: evidence.sources, missing: evidence.missing },
       },
       ...restart,

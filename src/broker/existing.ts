@@ -8,6 +8,7 @@ import { ManagementClient } from './management';
 import type { BrokerHandle } from './provider';
 import { type EvidenceCapture, evidenceCapture, probePrometheus } from './evidence';
 import { maskUrl, withCredentials } from './urls';
+import { readEndpoints } from './endpoints';
 
 export async function checkAmqp(amqpUrl: string, field = 'broker-url', timeoutMs = 10_000): Promise<void> {
   let conn: amqp.ChannelModel | undefined;
@@ -35,7 +36,7 @@ export async function attachExisting(spec: UrlTargetSpec): Promise<BrokerHandle>
   await checkAmqp(spec.amqpUrl);
   const managementUrl = withCredentials(spec.managementUrl, spec.amqpUrl);
   const mgmt = new ManagementClient(managementUrl);
-  const [id, evidence] = await Promise.all([mgmt.identity(), urlEvidence(managementUrl)]);
+  const [id, endpoints, evidence] = await Promise.all([mgmt.identity(), readEndpoints(mgmt, spec.amqpUrl).catch(() => ({})), urlEvidence(managementUrl)]);
   return {
     amqpUrl: spec.amqpUrl,
     managementUrl,
@@ -50,6 +51,7 @@ export async function attachExisting(spec: UrlTargetSpec): Promise<BrokerHandle>
       erlangVersion: id.erlangVersion,
       metadataStore: id.metadataStore,
       nodes: id.nodes,
+      endpoints,
       evidence: { sources: evidence.sources, missing: evidence.missing },
     },
     stop: async () => undefined,

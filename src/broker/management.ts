@@ -86,6 +86,18 @@ export class ManagementClient {
     }
   }
 
+  /** The memory of the node this API runs on (GET /api/nodes/<node>/memory): the Erlang VM's
+   *  total and the part of it that is binaries, and the OS process's resident memory. */
+  async nodeMemory(): Promise<{ erlang: number; binary: number; rss: number }> {
+    const { node } = await this.request<{ node: string }>('GET', '/api/overview');
+    const r = await this.request<{ memory?: { binary?: number; total?: { erlang?: number; rss?: number } } }>('GET', `/api/nodes/${encodeURIComponent(node)}/memory`);
+    const m = r.memory;
+    if (typeof m?.total?.erlang !== 'number' || typeof m.binary !== 'number' || typeof m.total.rss !== 'number') {
+      throw new Error(`the management API gave no memory breakdown for node ${node}`);
+    }
+    return { erlang: m.total.erlang, binary: m.binary, rss: m.total.rss };
+  }
+
   async createVhost(vhost: string, user: string, defaultQueueType?: string): Promise<void> {
     const v = encodeURIComponent(vhost);
     await this.request('PUT', `/api/vhosts/${v}`, defaultQueueType ? { default_queue_type: defaultQueueType } : {});

@@ -1,12 +1,22 @@
 // Axes and scale for scenario files. `axes:` expands one file into one spec per combination of
-// message size and queue type, with ids like one_fast[size=100,queue=quorum]; `scale:` trims the
+// protocol, message size, queue type, a stream's sub-entry size and MQTT QoS, with ids like
+// one_fast[size=100,queue=quorum] or one_fast[protocol=stream]; `scale:` trims the
 // original command's client, queue and message counts by one factor (7000 publishers × 0.05 = 350).
-import type { ImportSpec, RestartSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
+import type { ImportSpec, ProtocolName, RestartSpec, ScenarioSpec, WorkloadParams } from '../schema/types';
 import { clampSize } from './perftest-args';
+import { withProtocol } from './protocol';
 
 export const QUEUE_TYPES = ['classic', 'classic-v1', 'classic-v2', 'quorum', 'stream'] as const;
 export type QueueTypeAxis = (typeof QUEUE_TYPES)[number];
-export interface Axes { size?: number[]; queueType?: QueueTypeAxis[] }
+export interface Axes {
+  size?: number[];
+  queueType?: QueueTypeAxis[];
+  protocol?: Array<ProtocolName | 'amqp-0-9-1'>;
+  /** Streams: messages per sub-entry. */
+  subEntrySize?: number[];
+  /** MQTT: QoS of publishes and subscriptions. */
+  qos?: Array<0 | 1>;
+}
 
 /** What `scale` may touch; `scaled:` in a file picks a subset (default: clients and queues). */
 export const SCALABLE = ['producers', 'consumers', 'queues', 'messages', 'imports'] as const;
@@ -63,7 +73,7 @@ export function applyQueueType(w: WorkloadParams, t: QueueTypeAxis, notes: strin
   }
 }
 
-const LABEL: Record<keyof Axes, string> = { size: 'size', queueType: 'queue' };
+const LABEL: Record<keyof Axes, string> = { protocol: 'protocol', size: 'size', queueType: 'queue', subEntrySize: 'subEntry', qos: 'qos' };
 
 /** One spec per combination of axis values, in the file's axis order. */
 export function expandAxes(base: ScenarioSpec, axes: Axes | undefined, order: string[]): ScenarioSpec[] {
@@ -73,9 +83,13 @@ export function expandAxes(base: ScenarioSpec, axes: Axes | undefined, order: st
   if (!keys.length) return [base];
   return combos.map((c) => {
     const notes = [...(base.notes ?? [])];
-    const spec: ScenarioSpec = structuredClone({ ...base, notes });
-    const all = [spec.workload, ...(spec.kind === 'phases' ? spec.phases : []).map((p) => p.workload)];
+    let spec: ScenarioSpec = structuredClone({ ...base, notes });
     const labels: Record<string, string | number> = {};
+    if (c.protocol !== undefined) {
+      spec = withProtocol(spec, c.protocol as ProtocolName | 'amqp-0-9-1');
+      labels[LABEL.protocol] = c.protocol;
+    }
+    const all = [spec.workload, ...(spec.kind === 'phases' ? spec.phases : []).map((p) => p.workload)];
     if (c.size !== undefined) {
       const before = notes.length;
       for (const w of all) w.size = clampSize(Number(c.size), notes);
@@ -86,6 +100,14 @@ export function expandAxes(base: ScenarioSpec, axes: Axes | undefined, order: st
       for (const w of all) applyQueueType(w, c.queueType as QueueTypeAxis, notes);
       if (spec.kind === 'import') spec.import.queueType = c.queueType === 'quorum' || c.queueType === 'stream' ? c.queueType : 'classic';
       labels[LABEL.queueType] = c.queueType;
+    }
+    if (c.subEntrySize !== undefined && spec.kind === 'protocol' && spec.protocol.name === 'stream') {
+      spec.protocol = { ...spec.protocol, subEntrySize: Number(c.subEntrySize) };
+      labels[LABEL.subEntrySize] = c.subEntrySize;
+    }
+    if (c.qos !== undefined && spec.kind === 'protocol' && spec.protocol.name === 'mqtt') {
+      spec.protocol = { ...spec.protocol, qos: Number(c.qos) as 0 | 1 };
+      labels[LABEL.qos] = c.qos;
     }
     spec.axes = labels;
     spec.id = `${base.id}[${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',')}]`;

@@ -6,13 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
-import type { ChurnScenario, ChurnSpec, ImportScenario, ImportSpec, MessagingScenario, PhaseSpec, PhasesScenario, RestartScenario, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
+import type { ChurnScenario, ChurnSpec, ImportScenario, ImportSpec, MessagingScenario, PhaseSpec, PhasesScenario, ProtocolScenario, RestartScenario, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
 import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
 import { isEvidence } from '../metrics/evidence';
 import { GateError, type Where } from '../schema/errors';
 import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
-import { DEFAULT_SCALED, expandAxes, scaleImport, scaleRestart, scaleWorkload, type Axes, type Scalable } from './axes';
+import { applyQueueType, DEFAULT_SCALED, expandAxes, scaleImport, scaleRestart, scaleWorkload, type Axes, type Scalable } from './axes';
 import { packagePath } from './paths';
+import { checkProtocolWorkload, parseProtocol, type RawProtocol } from './protocol';
 
 interface RawWorkload { 'perf-test'?: string; workload?: Partial<WorkloadParams> }
 interface RawPhase extends RawWorkload { role: PhaseSpec['role']; keepPublishing?: boolean }
@@ -29,6 +30,7 @@ interface RawScenario extends RawWorkload {
   churn?: Partial<ChurnSpec> & Pick<ChurnSpec, 'object'>;
   import?: Partial<ImportSpec> & Pick<ImportSpec, 'queues'>;
   restart?: Partial<RestartSpec> & Pick<RestartSpec, 'queues'>;
+  protocol?: RawProtocol;
   setup?: { policies?: RawPolicy[]; queues?: string[]; deadLetterQueue?: string };
   axes?: Axes;
   scale?: number;
@@ -133,8 +135,8 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   };
   const { w: workload, run } = build(perfTestDefaults(raw.id), raw, '');
 
-  const present = (['phases', 'churn', 'import', 'restart'] as const).filter((k) => raw[k] !== undefined);
-  if (present.length > 1) throw new GateError(`a scenario is one of phases, churn, import or restart, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
+  const present = (['phases', 'churn', 'import', 'restart', 'protocol'] as const).filter((k) => raw[k] !== undefined);
+  if (present.length > 1) throw new GateError(`a scenario is one of phases, churn, import, restart or protocol, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
   const kind: ScenarioKind = (present[0] as ScenarioKind | undefined) ?? 'messaging';
 
   const phases = raw.phases?.map((p, i): PhaseSpec => {
@@ -157,6 +159,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   };
   if (imp && imp.queues === 0 && imp.vhosts === 0) throw new GateError('an import needs queues, vhosts or both', at('/import/queues', 'import.queues'));
   const restart = raw.restart && parseRestart(raw.restart, at);
+  const protocol = raw.protocol && parseProtocol(raw.protocol, workload, at);
   const setup: SetupSpec | undefined = raw.setup && {
     policies: (raw.setup.policies ?? []).map((p) => ({ name: p.name, pattern: p.pattern, definition: p.definition, applyTo: p['apply-to'] ?? 'queues', priority: p.priority ?? 0 })),
     queues: raw.setup.queues ?? [],
@@ -172,7 +175,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   checkAxes(raw, kind, workload, phases, at);
   // The kind's own block (the parser checked above that at most one is present).
   const own: KindFields = phases ? { kind: 'phases', phases } : churn ? { kind: 'churn', churn }
-    : imp ? { kind: 'import', import: imp } : restart ? { kind: 'restart', restart } : { kind: 'messaging' };
+    : imp ? { kind: 'import', import: imp } : restart ? { kind: 'restart', restart } : protocol ? { kind: 'protocol', protocol } : { kind: 'messaging' };
   const gate = raw.gate ?? defaultGate(own, workload);
   for (const [i, id] of gate.entries()) {
     if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, at(`/gate/${i}`, 'gate'), 'use a metric id from docs/scenarios.md (src/metrics/definitions.ts)');
@@ -201,18 +204,29 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     ...(scale !== 1 ? { scale } : {}),
     ...(notes.length ? { notes } : {}),
   };
-  return expandAxes(base, raw.axes, Object.keys(raw.axes ?? {}));
+  // A protocol scenario (by its block or its protocol axis) runs only what its driver implements;
+  // over streams, the workload takes a stream's arguments as PerfTest's -sq does.
+  const where = raw.axes?.protocol ? at('/axes/protocol', 'axes.protocol') : at('/perf-test', 'perf-test');
+  return expandAxes(base, raw.axes, Object.keys(raw.axes ?? {})).map((s) => {
+    if (s.kind !== 'protocol') return s;
+    checkProtocolWorkload(s, where);
+    if (s.protocol.name !== 'stream') return s;
+    const streamNotes = [...(s.notes ?? [])];
+    applyQueueType(s.workload, 'stream', streamNotes);
+    return { ...s, notes: streamNotes.length ? streamNotes : undefined };
+  });
 }
 
 /** The fields a scenario's kind adds: `kind` and its own block. */
 type KindFields = Pick<MessagingScenario, 'kind'> | Pick<PhasesScenario, 'kind' | 'phases'> | Pick<ChurnScenario, 'kind' | 'churn'>
-  | Pick<ImportScenario, 'kind' | 'import'> | Pick<RestartScenario, 'kind' | 'restart'>;
+  | Pick<ImportScenario, 'kind' | 'import'> | Pick<RestartScenario, 'kind' | 'restart'> | Pick<ProtocolScenario, 'kind' | 'protocol'>;
 
 function defaultGate(own: KindFields, w: WorkloadParams): string[] {
   if (own.kind === 'phases') return ['fill_rate', 'drain_rate'];
   if (own.kind === 'churn') return [CHURN_METRIC[own.churn.object]];
   if (own.kind === 'import') return own.import.reimport ? ['import_seconds', 'reimport_seconds'] : ['import_seconds'];
   if (own.kind === 'restart') return ['node_start_seconds'];
+  if (own.kind === 'protocol' && own.protocol.name === 'mqtt' && own.protocol.idleConnections > 0) return ['memory_per_connection_kib'];
   return DEFAULT_GATE.filter((m) => (m === 'published_rate' ? w.producers > 0 : m === 'consumed_rate' ? w.consumers > 0 : w.producers > 0 && w.consumers > 0));
 }
 
@@ -237,6 +251,7 @@ function checkAxes(raw: RawScenario, kind: ScenarioKind, w: WorkloadParams, phas
   const where = at('/axes/queueType', 'axes.queueType');
   if (kind === 'churn' && raw.axes) throw new GateError('churn scenarios take no axes', at('/axes', 'axes'), 'use churn.durable, or one file per variant');
   if (kind === 'restart' && raw.axes) throw new GateError('restart scenarios take no axes', at('/axes', 'axes'), 'use restart.queueType, one file per queue type');
+  checkProtocolAxes(raw, kind, at);
   if (kind === 'import' && raw.axes?.size) throw new GateError('import scenarios have no message size', at('/axes/size', 'axes.size'));
   if (kind === 'import' && types.some((t) => t.startsWith('classic-'))) throw new GateError('import takes classic, quorum or stream', where);
   if (!types.includes('stream')) return;
@@ -244,4 +259,21 @@ function checkAxes(raw: RawScenario, kind: ScenarioKind, w: WorkloadParams, phas
   const all = [w, ...(phases ?? []).map((p) => p.workload)];
   if (all.some((x) => x.nack)) throw new GateError('streams do not take nacks', where);
   if (raw.setup) throw new GateError('streams ignore dead-letter policies: no stream axis with setup', where);
+}
+
+/** The protocol axes: `protocol` on messaging or protocol scenarios; `subEntrySize` on a stream
+ *  file and `qos` on an MQTT file (each meaningless elsewhere); queue types only where there are queues. */
+function checkProtocolAxes(raw: RawScenario, kind: ScenarioKind, at: (p: string, f: string) => Where): void {
+  const a = raw.axes ?? {};
+  const name = raw.protocol?.name;
+  if (a.protocol && kind !== 'messaging' && kind !== 'protocol') throw new GateError(`${kind} scenarios have no protocol axis`, at('/axes/protocol', 'axes.protocol'));
+  if (a.protocol && raw.protocol?.idleConnections) throw new GateError('idle MQTT connections measure MQTT only: no protocol axis', at('/axes/protocol', 'axes.protocol'));
+  if (a.subEntrySize && (name !== 'stream' || a.protocol)) {
+    throw new GateError('subEntrySize is an axis of stream scenarios', at('/axes/subEntrySize', 'axes.subEntrySize'), 'set protocol: {name: stream} and no protocol axis');
+  }
+  if (a.qos && (name !== 'mqtt' || a.protocol)) throw new GateError('qos is an axis of MQTT scenarios', at('/axes/qos', 'axes.qos'), 'set protocol: {name: mqtt} and no protocol axis');
+  if (a.queueType && (name === 'stream' || name === 'mqtt' || a.protocol)) {
+    throw new GateError(`${a.protocol ? 'a protocol axis' : name} takes no queue type axis`, at('/axes/queueType', 'axes.queueType'),
+      'streams are streams, MQTT publishes to a topic; give AMQP 1.0 its queue type with -qq or x-queue-type');
+  }
 }

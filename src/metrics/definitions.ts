@@ -1,5 +1,5 @@
 // The metric registry: every metric id a trial can report, with its unit, kind and which
-// direction is better (messaging, phases, churn, import and node restart metrics alike). Compare and report look metrics up here; nothing else hard-codes them.
+// direction is better (messaging over every protocol, phases, churn, import and node restart metrics alike). Compare and report look metrics up here; nothing else hard-codes them.
 import type { Direction, MetricKind } from '../schema/types';
 import { EVIDENCE } from './evidence';
 
@@ -56,6 +56,12 @@ export const METRICS: MetricDef[] = [
   { id: 'node_start_seconds', label: 'node start with queues', unit: 's', kind: 'duration', direction: 'lower' },
   { id: 'node_stop_seconds', label: 'node stop with queues', unit: 's', kind: 'duration', direction: 'lower' },
   { id: 'recovered_queues', label: 'queues back after restart', unit: 'queues', kind: 'count', direction: 'higher' },
+  // Idle MQTT connections (src/workload/protocols/idle.ts), the 3.12 native-MQTT post's headline:
+  // the broker's memory growth per connection, Erlang's own accounting without socket buffers and
+  // the process's resident memory; the count is the broker's own (a sanity check).
+  { id: 'memory_per_connection_kib', label: 'memory per connection', unit: 'KiB', kind: 'memory', direction: 'lower' },
+  { id: 'resident_per_connection_kib', label: 'resident memory per connection', unit: 'KiB', kind: 'memory', direction: 'lower' },
+  { id: 'idle_connections', label: 'idle connections (broker count)', unit: 'connections', kind: 'count', direction: 'higher' },
   // What moved inside the broker (src/metrics/evidence.ts holds their table): compared, never gating.
   ...EVIDENCE.map((e): MetricDef => ({ id: e.id, label: e.label, unit: e.unit, kind: 'evidence', direction: e.direction })),
 ];

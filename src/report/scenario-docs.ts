@@ -53,6 +53,22 @@ name the file, line and field) describes one workload in PerfTest's vocabulary:
   restarted: on a broker attached by URL (or a cluster) these scenarios are skipped on every
   target with a warning and a note in the report, which does not change the verdict. The window
   is unused; a restart takes what it takes.
+- \`protocol\`: the workload over another protocol, through the same trial, metrics and compare
+  pipeline (src/workload/protocols/: a driver per protocol under one engine). \`name: stream\`
+  (the stream protocol, rabbitmq-stream-js-client; \`subEntrySize\`, \`offset\` first/next,
+  \`backlog\` written before the trial for \`first\` to replay, \`filterValues\` for stream
+  filtering), \`name: mqtt\` (mqtt.js; \`version\` 3.1.1 or 5, \`qos\` 0 or 1 — 1 by default when
+  the workload has a confirm window —, \`idleConnections\` for memory per connection instead of
+  messaging) or \`name: amqp-1.0\` (rhea, on RabbitMQ 4.x's native AMQP 1.0; queues on the
+  \`/queues/<name>\` address, \`-q\` as receiver credit). \`-x\`, \`-y\`, \`-c\` (unconfirmed stream
+  publishes, unacknowledged QoS 1 publishes, unsettled transfers), \`-r\`, \`-s\` and \`-u\` (the
+  stream, the topic \`perf-gate/<queue>\`, the AMQP 1.0 queue) keep their meaning; PerfTest flags no
+  protocol has (\`-qp\`, \`-t\`, \`--nack\`, \`-A\`, …) are errors. Axes \`protocol\` (the same
+  workload over \`amqp-0-9-1\`, \`amqp-1.0\`, \`stream\`, \`mqtt\`), \`subEntrySize\` (streams) and
+  \`qos\` (MQTT). The docker provider enables \`rabbitmq_stream\` / \`rabbitmq_mqtt\` when the run
+  has such scenarios and gives each its own port; a target that lacks the listener or the version
+  (AMQP 1.0 from 4.0, stream filtering and MQTT 5 from 3.13) skips the scenario on every target
+  with a warning and a note, as restarts are skipped (docs/targets.md).
 - \`warmup\`, \`duration\` (seconds; presets and \`--warmup\`/\`--duration\` override them), \`gate\`
   (metrics the verdict uses; others are reported), \`tolerances\`, \`notes\` (how it was trimmed).
 
@@ -84,6 +100,7 @@ function scenarioSection(specs: ScenarioSpec[]): string[] {
   if (s.kind === 'churn') out.push(`- **Churn:** ${fmt(s.churn)}`);
   else if (s.kind === 'import') out.push(`- **Import:** ${fmt(s.import)}`);
   else if (s.kind === 'restart') out.push(`- **Restart:** ${fmt(s.restart)}`);
+  else if (s.kind === 'protocol') out.push(`- **Protocol${first}:** ${fmt(s.protocol)}`, `- **Trimmed${first}:** ${changedParams(s.workload)}`);
   else if (s.kind === 'phases') for (const p of s.phases) out.push(`- **${p.role}${p.keepPublishing ? ' (publishers keep going)' : ''}${first}:** ${changedParams(p.workload)}`);
   else out.push(`- **Trimmed${first}:** ${changedParams(s.workload)}`);
   if (s.setup) out.push(`- **Setup:** ${[...s.setup.policies.map((p) => `policy ${p.name} (${p.pattern}: ${fmt(p.definition)})`), ...s.setup.queues.map((q) => `queue ${q}`)].join('; ')}`);

@@ -111,13 +111,19 @@ export interface RestartScenario extends ScenarioBase {
   restart: RestartSpec;
 }
 
+/** A workload over another protocol than AMQP 0-9-1 (streams, MQTT, AMQP 1.0; src/workload/protocols/). */
+export interface ProtocolScenario extends ScenarioBase {
+  kind: 'protocol';
+  protocol: ProtocolSpec;
+}
+
 /**
  * What a trial runs, by `kind` (see docs/scenarios.md); each kind's own block is required on its
  * variant and absent on the others. Scenario files leave `kind` out (the parser derives it from
  * the block present); reports written before it was always set lack it for messaging scenarios,
  * which readers restore with withScenarioKind.
  */
-export type ScenarioSpec = MessagingScenario | PhasesScenario | ChurnScenario | ImportScenario | RestartScenario;
+export type ScenarioSpec = MessagingScenario | PhasesScenario | ChurnScenario | ImportScenario | RestartScenario | ProtocolScenario;
 
 export type ScenarioKind = ScenarioSpec['kind'];
 
@@ -164,6 +170,44 @@ export interface RestartSpec {
   messagesPerQueue: number;
   /** Body size of those messages, in bytes. */
   messageSize: number;
+}
+
+/** The protocols besides AMQP 0-9-1 that a scenario can speak. */
+export type ProtocolName = 'stream' | 'mqtt' | 'amqp-1.0';
+
+/**
+ * How a protocol scenario uses its protocol. The workload's producers, consumers, confirm window
+ * (-c: unconfirmed stream publishes, unacknowledged MQTT QoS 1 publishes, unsettled AMQP 1.0
+ * transfers), rate, size and queue (the stream, the MQTT topic, the AMQP 1.0 queue) apply as in
+ * PerfTest's vocabulary.
+ */
+export type ProtocolSpec = StreamProtocol | MqttProtocol | Amqp10Protocol;
+
+export interface StreamProtocol {
+  name: 'stream';
+  /** Messages per sub-entry (stream-perf-test --sub-entry-size); 1 = no sub-entry batching. */
+  subEntrySize: number;
+  /** Where consumers start: `next` (what is published from now on) or `first` (the stream's start). */
+  offset: 'first' | 'next';
+  /** Messages written to the stream before the trial's clients start (what offset `first` replays). */
+  backlog: number;
+  /** Stream filtering (3.13+): producers tag messages with one of N values, each consumer asks for
+   *  one (stream-perf-test --filter-value-set / --filter-values); 0 = no filtering. */
+  filterValues: number;
+}
+
+export interface MqttProtocol {
+  name: 'mqtt';
+  version: '3.1.1' | '5';
+  /** QoS of publishes and subscriptions. */
+  qos: 0 | 1;
+  /** > 0: no messaging; this many idle connections are opened and the broker's memory per
+   *  connection is measured (memory_per_connection_kib). */
+  idleConnections: number;
+}
+
+export interface Amqp10Protocol {
+  name: 'amqp-1.0';
 }
 
 export interface SetupSpec {
@@ -235,6 +279,9 @@ export interface TargetInfo {
   nodes: NodeInfo[];
   /** What the broker really runs with, read back from it (src/broker/effective.ts). */
   effective?: EffectiveConfig;
+  /** Where the broker speaks streams, MQTT and AMQP 1.0 ("host:port", read from its listeners;
+   *  src/broker/endpoints.ts). */
+  endpoints?: Partial<Record<ProtocolName, string>>;
   /** Which broker evidence this target provides (src/metrics/evidence.ts), and why not the rest. */
   evidence?: { sources: string[]; missing: Array<{ source: string; why: string }> };
 }
@@ -302,6 +349,8 @@ export interface GeneratorLoad {
    * internals changed, or RABBITMQ_PERF_GATE_PLAIN_AMQP=1; src/workload/wire-check.ts).
    */
   amqpPath?: 'fast' | 'plain';
+  /** Protocol scenarios: the client library that drove the workload, with its version. */
+  client?: string;
 }
 
 export interface TrialResult {

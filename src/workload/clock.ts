@@ -8,3 +8,12 @@ const ORIGIN = performance.timeOrigin;
 export function nowMs(): number {
   return ORIGIN + performance.now();
 }
+
+/** Waits until `t` (nowMs() scale), waking at least every 250 ms to notice an abort. */
+export async function sleepUntil(t: number, signal?: AbortSignal): Promise<void> {
+  while (!signal?.aborted) {
+    const left = t - nowMs();
+    if (left <= 0) return;
+    await new Promise<void>((r) => setTimeout(r, Math.min(left, 250)));
+  }
+}

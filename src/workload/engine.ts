@@ -12,13 +12,14 @@ import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
 import { ClientPool, generatorLoad, openProducers, sleep, startConsumers, within } from './pool';
-import { nowMs } from './clock';
+import { nowMs, sleepUntil } from './clock';
 import type { Consumer } from './consumer';
 import { publishIntervalMs, RateScheduler, startPublishing } from './scheduler';
 import { decidedWirePath, demoteToPlain, wirePath } from './wire-check';
 import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
 import { declareTopology } from './topology';
 import { needsScenarioRunner, runScenario } from './scenario';
+import { stallSeconds, Watchdog } from './watchdog';
 import type { TrialContext, WindowHooks, WorkloadResult } from './types';
 
 export type { WorkloadResult };
@@ -37,52 +38,6 @@ const MIN_RATE_SHARE = 0.95;
  */
 const CANCEL_MS = 2_000;
 const CLOSE_MS = 3_000;
-/** Seconds without any publish, confirm or delivery before a trial is ended as stalled. */
-export const STALL_ENV = 'RABBITMQ_PERF_GATE_STALL_SECONDS';
-export function stallSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const v = Number(env[STALL_ENV]);
-  return Number.isFinite(v) && v > 0 ? v : 10;
-}
-
-/**
- * Watches a trial's counters: when publishes, confirms and deliveries all stand still for the
- * stall limit (while producers are due to publish), records "stalled: …" and aborts the trial.
- */
-class Watchdog {
-  readonly controller = new AbortController();
-  private timer?: NodeJS.Timeout;
-  private last = -1;
-  private lastAt = 0;
-  stalled?: string;
-
-  constructor(private readonly rec: TrialRecorder, private readonly limitMs: number, private readonly waitingFor: () => string) {}
-
-  start(): void {
-    this.lastAt = nowMs();
-    this.timer = setInterval(this.check, Math.min(1000, this.limitMs / 4));
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  private readonly check = (): void => {
-    const r = this.rec;
-    const progress = r.published + r.confirmed + r.consumed + r.nacked + r.returned;
-    const now = nowMs();
-    if (progress !== this.last) {
-      this.last = progress;
-      this.lastAt = now;
-      return;
-    }
-    if (now - this.lastAt < this.limitMs || this.stalled) return;
-    this.stalled = `stalled: no progress for ${Math.round(this.limitMs / 1000)} s (${this.waitingFor()})`;
-    r.error(this.stalled);
-    this.stop();
-    this.controller.abort(new Error(this.stalled));
-  };
-}
-
 /** One trial: phases, churn, import and setup/window checks go through src/workload/scenario.ts. */
 export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, ctx?: TrialContext): Promise<WorkloadResult> {
   if (needsScenarioRunner(spec)) return runScenario(spec, amqpUrl, signal, ctx, runMessaging);
@@ -199,13 +154,6 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
   }
 }
 
-async function sleepUntil(t: number, signal?: AbortSignal): Promise<void> {
-  while (!signal?.aborted) {
-    const left = t - nowMs();
-    if (left <= 0) return;
-    await sleep(Math.min(left, 250));
-  }
-}
 
 function round(x: number): number {
   return Math.round(x * 100) / 100;

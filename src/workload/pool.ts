@@ -146,16 +146,18 @@ export async function readyDepth(ch: Channel, queues: string[]): Promise<number>
 
 /**
  * The generator's own load over `seconds`, per operation (message, declare, import), and the
- * client path its producers and consumers ran on (once one has started in this process).
+ * client path its producers and consumers ran on (once one has started in this process); for a
+ * protocol scenario, `client` names its library instead (its load is not the AMQP 0-9-1 path's).
  */
-export function generatorLoad(s: SelfLoadSample, seconds: number, operations: number, thresholds?: SaturationThresholds): GeneratorLoad {
+export function generatorLoad(s: SelfLoadSample, seconds: number, operations: number, thresholds?: SaturationThresholds, client?: string): GeneratorLoad {
   const round = (x: number) => Math.round(x * 100) / 100;
-  const amqpPath = decidedWirePath()?.path;
+  const amqpPath = client ? undefined : decidedWirePath()?.path;
   return {
     cpuMicrosPerMessage: round(s.cpuMicros / Math.max(operations, 1)),
     cpuCores: round(s.cpuMicros / (Math.max(seconds, 0.001) * 1e6)),
     eventLoopDelayP99Ms: s.eventLoopDelayP99Ms,
     saturated: isSaturated(s, thresholds),
     ...(amqpPath ? { amqpPath } : {}),
+    ...(client ? { client } : {}),
   };
 }

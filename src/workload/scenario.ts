@@ -11,6 +11,7 @@ import { runChurn } from './churn';
 import { runImport } from './definitions-import';
 import { runPhases } from './phases';
 import { runRestart } from './restart';
+import { runProtocol } from './protocols/engine';
 import { ClientPool, connectUrl, readyDepth } from './pool';
 import { queueNames } from './topology';
 import type { SteadyRunner, TrialContext, WindowHooks, WorkloadResult } from './types';
@@ -39,6 +40,7 @@ const RUNNERS: { [K in OwnKind]: KindRunner<ScenarioOf<K>> } = {
   restart: { needsContext: true, run: (spec, url, ctx, signal) => runRestart(spec, url, ctx, signal) },
   churn: { needsContext: false, run: (spec, url, _ctx, signal) => runChurn(spec, url, signal) },
   phases: { needsContext: false, run: (spec, url, _ctx, signal) => runPhases(spec, url, signal) },
+  protocol: { needsContext: true, run: (spec, url, ctx, signal) => runProtocol(spec, url, ctx, signal) },
 };
 
 export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined,

@@ -2,7 +2,7 @@
 // hooks the steady engine calls at the window's edges. Every runner (engine.ts and the scenario
 // kinds in scenario.ts' table) imports them from here, so the folder has no import cycle.
 import type { BrokerHandle } from '../broker/provider';
-import type { GeneratorLoad, ScenarioSpec, SeriesPoint } from '../schema/types';
+import type { GeneratorLoad, ScenarioSpec, SeriesPoint, TargetInfo } from '../schema/types';
 
 export interface WorkloadResult {
   metrics: Record<string, number>;
@@ -19,6 +19,8 @@ export interface TrialContext {
   vhost: string;
   /** The target's node restart (restart scenarios); absent where the broker may not be restarted. */
   restartNode?: BrokerHandle['restartNode'];
+  /** Where the target speaks streams, MQTT and AMQP 1.0 (protocol scenarios). */
+  endpoints?: TargetInfo['endpoints'];
 }
 
 /** Called by the steady engine at the measured window's edges. */

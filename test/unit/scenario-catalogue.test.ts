@@ -80,7 +80,7 @@ describe('the scenario catalogue', () => {
   });
 
   it('has the presets, within their time budgets and significance limits', () => {
-    expect(loadPresets().map((p) => p.name)).toEqual(['smoke', 'pr', 'strict', 'standard', 'metadata', 'full']);
+    expect(loadPresets().map((p) => p.name)).toEqual(['smoke', 'pr', 'strict', 'standard', 'metadata', 'protocols', 'full']);
     expect(minutes('smoke')).toBeLessThanOrEqual(1);
     // A/B: both targets, 5 trials each, in 10 minutes.
     expect(2 * minutes('pr')).toBeLessThanOrEqual(10);

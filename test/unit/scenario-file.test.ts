@@ -35,8 +35,8 @@ describe('malformed scenario files name file, line and field', () => {
     ['fill with consumers', `${HEAD}phases:\n  - role: fill\n    perf-test: -x 1\n`, 6, 'phases.0', /fill phase publishes only/],
     ['drain first', `${HEAD}phases:\n  - role: drain\n`, 5, 'phases.0.role', /fill/],
     ['--exit-when outside a drain', `${HEAD}perf-test: -x 0 -y 1 --exit-when empty\n`, 4, 'perf-test', /drain phase/],
-    ['phases and churn', `${HEAD}phases:\n  - role: fill\n    perf-test: -y 0\nchurn: { object: queue }\n`, 7, 'churn', /one of phases, churn, import or restart/],
-    ['import and restart', `${HEAD}import: { queues: 10 }\nrestart: { queues: 10 }\n`, 5, 'restart', /one of phases, churn, import or restart/],
+    ['phases and churn', `${HEAD}phases:\n  - role: fill\n    perf-test: -y 0\nchurn: { object: queue }\n`, 7, 'churn', /one of phases, churn, import, restart or protocol/],
+    ['import and restart', `${HEAD}import: { queues: 10 }\nrestart: { queues: 10 }\n`, 5, 'restart', /one of phases, churn, import, restart or protocol/],
     ['unknown field in restart', `${HEAD}restart:\n  queues: 10\n  queueTyp: quorum\n`, 6, 'restart.queueTyp', /unknown field "queueTyp"/],
     ['restart without queues', `${HEAD}restart:\n  queueType: quorum\n`, 5, 'restart', /missing required field "queues"/],
     ['restart of no queues', `${HEAD}restart:\n  queues: 0\n`, 5, 'restart.queues', /must be >= 1/],
@@ -47,6 +47,15 @@ describe('malformed scenario files name file, line and field', () => {
     ['bad axis value', `${HEAD}axes:\n  queueType: [classic, quorom]\n`, 5, 'axes.queueType.1', /must be one of/],
     ['stream axis on phases', `${HEAD}phases:\n  - role: fill\n    perf-test: -y 0\naxes:\n  queueType: [stream]\n`, 8, 'axes.queueType', /streams/],
     ['scale above 1', `${HEAD}scale: 2\n`, 4, 'scale', /must be <= 1/],
+    ['unknown protocol', `${HEAD}protocol: { name: stomp }\n`, 4, 'protocol.name', /must be one of stream, mqtt, amqp-1.0/],
+    ['an MQTT setting on a stream', `${HEAD}protocol:\n  name: stream\n  qos: 1\n`, 6, 'protocol.qos', /protocol.qos is a mqtt setting, not one of stream/],
+    ['a PerfTest flag the protocol lacks', `${HEAD}perf-test: -x 1 -y 1 -A 10\nprotocol: { name: mqtt }\n`, 4, 'perf-test', /workload.multiAckEvery has no equivalent over mqtt/],
+    ['a replay with nothing to replay', `${HEAD}perf-test: -x 0 -y 1\nprotocol:\n  name: stream\n  offset: first\n`, 6, 'protocol.backlog', /need a backlog/],
+    ['idle connections with clients', `${HEAD}perf-test: -x 1 -y 0\nprotocol:\n  name: mqtt\n  idleConnections: 10\n`, 7, 'protocol.idleConnections', /no producers or consumers/],
+    ['sub-entry axis on MQTT', `${HEAD}protocol: { name: mqtt }\naxes:\n  subEntrySize: [1, 10]\n`, 6, 'axes.subEntrySize', /axis of stream scenarios/],
+    ['queue type axis on a stream', `${HEAD}protocol: { name: stream }\naxes:\n  queueType: [quorum]\n`, 6, 'axes.queueType', /stream takes no queue type axis/],
+    ['protocol axis on an import', `${HEAD}import: { queues: 10 }\naxes:\n  protocol: [mqtt]\n`, 6, 'axes.protocol', /import scenarios have no protocol axis/],
+    ['a protocol axis over a flag MQTT lacks', `${HEAD}perf-test: -x 1 -y 1 --nack\naxes:\n  protocol: [amqp-0-9-1, mqtt]\n`, 6, 'axes.protocol', /workload.nack has no equivalent over mqtt/],
   ])('%s', (_name, text, line, field, message) => {
     const e = errorOf(text);
     expect(e.where.file).toBe('bad.yml');
