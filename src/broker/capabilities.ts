@@ -13,8 +13,9 @@ export interface Unmet { why: string; fix: string }
 
 /** "3.10.8" ≥ "3.13"? Pre-release and build suffixes are ignored; an unknown version passes. */
 export function versionAtLeast(version: string, min: string): boolean {
-  const v = version.split(/[^0-9.]/)[0].split('.').map(Number);
-  if (!v.length || v.some(Number.isNaN)) return true;
+  const digits = /^\d+(\.\d+)*/.exec(version);
+  if (!digits) return true;
+  const v = digits[0].split('.').map(Number);
   const m = min.split('.').map(Number);
   for (let i = 0; i < m.length; i++) {
     const a = v[i] ?? 0;
