@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-SCP7LUPV.js";
+} from "./chunks/chunk-AEEWU7UC.js";
 import {
   GateError,
   describeError

@@ -1,7 +1,7 @@
 // What a trial counts while it runs: message counters, latency histograms (only inside the
 // measured window; warm-up is discarded) and a per-second series. Producers and consumers write
 // plain fields here on the hot path; everything derived is computed once at the end.
-import { newHistogram, type Histogram } from './histogram';
+import { encode, newHistogram, percentileMetrics, type Histogram } from './histogram';
 
 export interface Counters {
   published: number;
@@ -67,4 +67,21 @@ export class SeriesSampler {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
   }
+}
+
+/** What a messaging window measured, from the recorder's counters at its edges: the rates of what
+ *  the run has, latency percentiles and their histograms, and the messages the generator's cost is
+ *  divided by (one rule for the AMQP 0-9-1 engine and the protocol engine). */
+export function windowMetrics(rec: TrialRecorder, atStart: Counters, atEnd: Counters, seconds: number,
+  has: { producers: boolean; confirms: boolean; consumers: boolean }): { metrics: Record<string, number>; histograms: Record<string, string>; messages: number } {
+  const rate = (k: keyof Counters) => Math.round(((atEnd[k] - atStart[k]) / seconds) * 100) / 100;
+  const metrics: Record<string, number> = {};
+  if (has.producers) metrics.published_rate = rate('published');
+  if (has.producers && has.confirms) metrics.confirmed_rate = rate('confirmed');
+  if (has.consumers) metrics.consumed_rate = rate('consumed');
+  Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency));
+  const histograms: Record<string, string> = {};
+  if (rec.latency.totalCount > 0) histograms.latency = encode(rec.latency);
+  if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
+  return { metrics, histograms, messages: Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1) };
 }

@@ -6,10 +6,9 @@
 // (named stop reason "stalled: …"; after a stall on the fast path the process switches to plain
 // amqplib), and every clean-up step (consumer cancel, connection close) is bounded in time, after
 // which the socket is destroyed.
-import { STOP } from './stop-reasons';
+import { messagingStopReason } from './stop-reasons';
 import type { GeneratorLoad, ScenarioSpec } from '../schema/types';
-import { TrialRecorder, SeriesSampler, type Counters } from '../metrics/recorder';
-import { encode, percentileMetrics } from '../metrics/histogram';
+import { TrialRecorder, SeriesSampler, type Counters, windowMetrics } from '../metrics/recorder';
 import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
 import { ClientPool, generatorLoad, openProducers, sleep, startConsumers, within } from './pool';
 import { nowMs, sleepUntil } from './clock';
@@ -26,8 +25,6 @@ export type { WorkloadResult };
 
 const wirePathName = (): string => decidedWirePath()?.path ?? 'undecided';
 
-/** Fixed-rate producers must reach this share of their target rate for a trial to count. */
-const MIN_RATE_SHARE = 0.95;
 
 /**
  * How long cancelling the consumers, then closing the connections, may take after the window.
@@ -115,30 +112,13 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     await delayedConsumers.catch((e: Error) => rec.error(`consumers failed to start: ${e.message}`));
 
     const seconds = spec.durationSeconds;
-    const delta = (k: keyof Counters) => (atEnd[k] - atStart[k]) / seconds;
-    const metrics: Record<string, number> = {};
-    if (w.producers > 0) metrics.published_rate = round(delta('published'));
-    if (w.producers > 0 && w.confirm) metrics.confirmed_rate = round(delta('confirmed'));
-    if (w.consumers > 0) metrics.consumed_rate = round(delta('consumed'));
-    Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency), checks?.metrics);
-
-    const messages = Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1);
+    const { metrics, histograms, messages } = windowMetrics(rec, atStart, atEnd, seconds, { producers: w.producers > 0, confirms: Boolean(w.confirm), consumers: w.consumers > 0 });
+    Object.assign(metrics, checks?.metrics);
     const generator: GeneratorLoad = generatorLoad(load, seconds, messages, options.saturation);
-    const histograms: Record<string, string> = {};
-    if (rec.latency.totalCount > 0) histograms.latency = encode(rec.latency);
-    if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
-
-    let invalidReason: string | undefined;
-    if (watchdog.stalled) invalidReason = watchdog.stalled;
-    else if (rec.errors.length) invalidReason = rec.errors.join('; ');
-    else if (signal?.aborted) invalidReason = STOP.cancelled;
-    else if (intervalMs > 0 && w.producers > 0) {
-      const target = (w.producers * 1000) / intervalMs;
-      const achieved = delta('published');
-      if (achieved < MIN_RATE_SHARE * target) {
-        invalidReason = `generator reached ${round(achieved)} of its target ${round(target)} msg/s (below ${MIN_RATE_SHARE * 100} %)`;
-      }
-    }
+    let invalidReason = messagingStopReason({
+      stalled: watchdog.stalled, errors: rec.errors, aborted: signal.aborted,
+      rate: intervalMs > 0 && w.producers > 0 ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * 1000) / intervalMs } : undefined,
+    });
     if (!invalidReason && checks?.invalidReason) invalidReason = checks.invalidReason;
     return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
   } finally {
@@ -152,9 +132,4 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     await Promise.all(consumers.map((c) => within(c.stop(), CANCEL_MS)));
     await pool.closeAllWithin(CLOSE_MS);
   }
-}
-
-
-function round(x: number): number {
-  return Math.round(x * 100) / 100;
 }

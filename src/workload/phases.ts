@@ -4,7 +4,7 @@
 // drain consumes until the queues are empty, optionally while the fill's producers keep going
 // (consumers join late). Reports fill_rate, drain_rate, the fill's confirm latency and, with a
 // dead-letter queue, dead_lettered_rate. A drain that does not finish makes the trial invalid.
-import { STOP } from './stop-reasons';
+import { belowTargetRate, STOP } from './stop-reasons';
 import type { Channel } from 'amqplib';
 import type { PhaseSpec, PhasesScenario, WorkloadParams } from '../schema/types';
 import { SeriesSampler, TrialRecorder } from '../metrics/recorder';
@@ -20,7 +20,6 @@ import type { WorkloadResult } from './types';
 
 /** A drain still running after this long makes the trial invalid (it stays inside the trial's time limit). */
 export const DRAIN_LIMIT_SECONDS = 60;
-const MIN_RATE_SHARE = 0.95;
 const round = (x: number) => Math.round(x * 100) / 100;
 
 interface Ctx {
@@ -109,7 +108,8 @@ async function fill(ctx: Ctx, w: WorkloadParams, keepPublishing: boolean): Promi
   if (intervalMs > 0) {
     const target = (w.producers * 1000) / intervalMs;
     const achieved = (rec.published - from.published) / seconds;
-    if (achieved < MIN_RATE_SHARE * target) return `generator reached ${round(achieved)} of its target ${round(target)} msg/s (below ${MIN_RATE_SHARE * 100} %)`;
+    const short = belowTargetRate(achieved, target);
+    if (short) return short;
   }
   return undefined;
 }

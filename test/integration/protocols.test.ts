@@ -49,7 +49,7 @@ const reports: Record<string, RunReport> = {};
 describe.each(['4.0.5', '3.10.8'])('the protocols preset on RabbitMQ %s', (version) => {
   it('runs every scenario the version has, reads back what it ran, and skips the rest with a note', async () => {
     const { u, warnings } = ui();
-    const report = await runPipeline({ scenarios: 'protocols', candidate: target(version), repetitions: 1, warmup: 0.5, duration: 1.5, mode: 'run', runId: RUN }, u);
+    const report = await runPipeline({ scenarios: 'protocols', candidate: target(version), repetitions: 1, warmup: 0.3, duration: 1, mode: 'run', runId: RUN }, u);
     reports[version] = report;
     const info = report.targets[0];
     expect(info.rabbitmqVersion).toBe(version);
@@ -100,11 +100,11 @@ describe('a same-run A/B on a stream scenario', () => {
     const { u } = ui();
     const report = await runPipeline({
       scenarios: 'stream_one_fast[subEntry=1]', candidate: target('4.0.5', { id: 'slow', label: 'throttled', cpus: 0.2 }), reference: target('4.0.5', { id: 'full', label: 'unlimited' }),
-      repetitions: 6, warmup: 0.5, duration: 1.5, mode: 'run', runId: RUN,
+      repetitions: 5, warmup: 0.3, duration: 1, mode: 'run', runId: RUN,
     }, u);
     const c = report.comparisons.find((x) => x.gating && x.metric === 'published_rate')!;
     expect(c.paired).toBe(true);
-    expect(c.nCandidate).toBe(6);
+    expect(c.nCandidate).toBe(5);
     expect(c.ciHigh!).toBeLessThan(0.8);
     expect(c.verdict).toBe('fail');
     expect(report.verdict).toBe('fail');

@@ -23,6 +23,11 @@ export function amqp10Driver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
   let closing = false;
   const open = (id: string, onError: (m: string) => void) => new Promise<Connection>((resolve, reject) => {
     const container = create_container({ id: `${t.vhost}-${id}` });
+    // rhea raises what no handler took (e.g. a transfer the broker had in flight when a receiver
+    // detached) as the container's 'error' event, which would end this process without a listener.
+    container.on('error', (ctx: EventContext) => {
+      if (!closing) onError(`AMQP 1.0 client ${id}: ${String((ctx.error as Error | undefined)?.message ?? ctx.error ?? 'error')}`);
+    });
     const conn = container.connect({ host: t.host, port: t.port, username: t.user, password: t.pass, hostname: `vhost:${t.vhost}`, reconnect: false, idle_time_out: 0 });
     conns.push(conn);
     conn.once('connection_open', () => resolve(conn));
@@ -84,7 +89,7 @@ export function amqp10Driver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
         if (bytes) onMessage(bytes);
       });
       await linkOpen(receiver, 'receiver');
-      return { close: async () => { closing = true; receiver.close(); conn.close(); } };
+      return { close: async () => { closing = true; conn.close(); } };
     },
     async close() {
       closing = true;

@@ -4,10 +4,9 @@
 // the per-second series, the generator's own load, the stall watchdog — so compare and report
 // treat every protocol alike. MQTT scenarios with idle connections measure the broker's memory
 // per connection instead (idle.ts).
-import { STOP } from '../stop-reasons';
+import { messagingStopReason } from '../stop-reasons';
 import type { ProtocolName, ProtocolScenario } from '../../schema/types';
-import { SeriesSampler, TrialRecorder, type Counters } from '../../metrics/recorder';
-import { encode, percentileMetrics } from '../../metrics/histogram';
+import { SeriesSampler, TrialRecorder, type Counters, windowMetrics } from '../../metrics/recorder';
 import { SelfLoad } from '../../metrics/selfload';
 import { credentials } from '../../broker/urls';
 import { nowMs, sleepUntil } from '../clock';
@@ -94,28 +93,15 @@ async function runMessages(spec: ProtocolScenario, driver: ProtocolDriver, signa
     sampler.stop();
 
     const seconds = spec.durationSeconds;
-    const delta = (k: keyof Counters) => (atEnd[k] - atStart[k]) / seconds;
-    const metrics: Record<string, number> = {};
-    if (w.producers > 0) metrics.published_rate = round(delta('published'));
-    if (w.producers > 0 && driver.confirms) metrics.confirmed_rate = round(delta('confirmed'));
-    if (w.consumers > 0) metrics.consumed_rate = round(delta('consumed'));
-    Object.assign(metrics, percentileMetrics('latency', rec.latency), percentileMetrics('confirm_latency', rec.confirmLatency));
-    const messages = Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1);
-    const histograms: Record<string, string> = {};
-    if (rec.latency.totalCount > 0) histograms.latency = encode(rec.latency);
-    if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
+    const { metrics, histograms, messages } = windowMetrics(rec, atStart, atEnd, seconds, { producers: w.producers > 0, confirms: driver.confirms, consumers: w.consumers > 0 });
     const generator = generatorLoad(load, seconds, messages, undefined, driver.client);
-
-    let invalidReason: string | undefined;
-    if (watchdog.stalled) invalidReason = watchdog.stalled;
-    else if (rec.errors.length) invalidReason = rec.errors.join('; ');
-    else if (signal.aborted) invalidReason = STOP.cancelled;
-    else if (sendIntervalMs > 0 && w.producers > 0) {
-      const target = (w.producers * driver.batch * 1000) / sendIntervalMs;
-      if (delta('published') < 0.95 * target) invalidReason = `generator reached ${round(delta('published'))} of its target ${round(target)} msg/s (below 95 %)`;
-    } else if (w.producers === 0 && w.consumers > 0 && atEnd.consumed === atStart.consumed) {
+    let invalidReason = messagingStopReason({
+      stalled: watchdog.stalled, errors: rec.errors, aborted: signal.aborted,
+      rate: sendIntervalMs > 0 && w.producers > 0 ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * driver.batch * 1000) / sendIntervalMs } : undefined,
+    });
+    if (!invalidReason && w.producers === 0 && w.consumers > 0 && atEnd.consumed === atStart.consumed) {
       invalidReason = 'the consumers received nothing in the window (an empty stream or queue)';
-    } else if (w.producers === 0 && driver.replayable && atEnd.consumed >= w.consumers * driver.replayable) {
+    } else if (!invalidReason && w.producers === 0 && driver.replayable && atEnd.consumed >= w.consumers * driver.replayable) {
       invalidReason = `the consumers read all ${driver.replayable} messages of the backlog before the window ended, so the rate is cut short: raise protocol.backlog`;
     }
     return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
@@ -179,9 +165,4 @@ async function produce(p: DriverProducer, d: ProtocolDriver, rec: TrialRecorder,
     // Let I/O in between sends that resolve synchronously.
     if ((sent & 255) < d.batch) await new Promise<void>((r) => setImmediate(r));
   }
-}
-
-
-function round(x: number): number {
-  return Math.round(x * 100) / 100;
 }
