@@ -54,7 +54,7 @@ for (const image of images) {
     const client = ts[0].generator?.client ?? `amqplib (${ts[0].generator?.amqpPath ?? '?'} path)`;
     lines.push(`| ${image.split(':').pop()} | ${s.id} | ${n0(m('published_rate'))} | ${n0(m('consumed_rate'))} | ${f(m('latency_p99_ms'), 1)} | ${f(g('cpuMicrosPerMessage'))} | ${f(g('cpuCores'))} | ${sat}/${ts.length} | ${client} |`);
   }
-  for (const e of r.errors) lines.push(`| ${image.split(':').pop()} | ${e.scope} | skipped: ${e.message.replace(/\|/g, '/')} |||||||`);
+  for (const e of r.errors) lines.push(`| ${image.split(':').pop()} | ${e.scope} | skipped: ${e.message.replace(/^Skipped[^:]*: /, '').replace(/\|/g, '/')} |||||||`);
 }
 
 const [a, b] = images;

@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AEEWU7UC.js";
+} from "./chunks/chunk-YVD2AUG3.js";
 import {
   GateError,
   describeError,

@@ -21,7 +21,24 @@ import type { BrokerHandle } from './provider';
 import { restartContainer } from './restart';
 import { profileContainer } from './profile';
 import { maskUrl } from './urls';
-import { type Endpoints, readEndpoints } from './endpoints';
+import { type Endpoints, PROTOCOL_PLUGIN, readEndpoints } from './endpoints';
+
+/** The broker's endpoints once every enabled protocol plugin listens: a plugin's listener can
+ *  come up after AMQP and the management API answer (seen on a throttled container). */
+async function protocolListeners(mgmt: ManagementClient, amqpUrl: string, plugins: string[], timeoutMs: number): Promise<Endpoints> {
+  const wanted = (Object.entries(PROTOCOL_PLUGIN) as Array<[keyof Endpoints, string]>).filter(([, plugin]) => plugins.includes(plugin)).map(([p]) => p);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const e = await readEndpoints(mgmt, amqpUrl);
+    const missing = wanted.filter((p) => !e[p]);
+    if (!missing.length) return e;
+    if (Date.now() > deadline) {
+      throw new GateError(`the broker enabled ${missing.map((p) => PROTOCOL_PLUGIN[p]).join(', ')} but no ${missing.join(', ')} listener came up within ${Math.round(timeoutMs / 1000)} s`,
+        { field: 'image' }, 'see the container log: another process may hold the port, or the plugin failed to start');
+    }
+    await sleep(500);
+  }
+}
 
 /** Behind a bridge the listeners report the container's ports; the runner reaches the published ones. */
 function bridgedEndpoints(e: Endpoints, bridge: boolean, n: Node): Endpoints {
@@ -359,7 +376,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     const { amqp: amqpUrl, mgmt: managementUrl } = urls(nodes[0]);
     const mgmt = new ManagementClient(managementUrl);
     const promUrls = nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`);
-    const [id, endpoints, evidence] = await Promise.all([mgmt.identity(), readEndpoints(mgmt, amqpUrl),
+    const [id, endpoints, evidence] = await Promise.all([mgmt.identity(), protocolListeners(mgmt, amqpUrl, layout.plugins, opts.readyTimeoutMs ?? 120_000),
       spec.evidence === false ? evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] })
         : dockerEvidence(names, promUrls)]);
     let stopped = false;

@@ -22,14 +22,14 @@ export interface RawProtocol {
 const FIELDS: Record<ProtocolName, Array<keyof RawProtocol>> = {
   stream: ['subEntrySize', 'offset', 'backlog', 'filterValues'],
   mqtt: ['version', 'qos', 'idleConnections'],
-  'amqp-1.0': [],
+  'amqp-1.0': ['backlog'],
 };
 
 /** A protocol's defaults; MQTT's QoS follows the workload: publisher confirms (-c) are QoS 1. */
 export function protocolDefaults(name: ProtocolName, w: WorkloadParams): ProtocolSpec {
   if (name === 'stream') return { name, subEntrySize: 1, offset: 'next', backlog: 0, filterValues: 0 };
   if (name === 'mqtt') return { name, version: '3.1.1', qos: w.confirm !== null ? 1 : 0, idleConnections: 0 };
-  return { name };
+  return { name, backlog: 0 };
 }
 
 /** PerfTest workload fields no protocol driver implements (src/workload/protocols/): set to
@@ -46,8 +46,8 @@ export function parseProtocol(raw: RawProtocol, w: WorkloadParams, at: (pointer:
     }
   }
   const spec = { ...protocolDefaults(raw.name, w), ...raw } as ProtocolSpec;
-  if (spec.name === 'stream' && spec.offset === 'first' && w.producers === 0 && spec.backlog === 0) {
-    throw new GateError('consumers reading a stream from `first` with no producers need a backlog', at('/protocol/backlog', 'protocol.backlog'),
+  if (w.producers === 0 && w.consumers > 0 && (spec.name === 'amqp-1.0' || (spec.name === 'stream' && spec.offset === 'first')) && spec.backlog === 0) {
+    throw new GateError(`consumers with no producers need a backlog to read${spec.name === 'stream' ? ' from the stream\'s first offset' : ''}`, at('/protocol/backlog', 'protocol.backlog'),
       'set protocol.backlog to more messages than the consumers read in warm-up + window');
   }
   if (spec.name === 'mqtt' && spec.idleConnections > 0 && (w.producers > 0 || w.consumers > 0)) {

@@ -208,6 +208,8 @@ export interface MqttProtocol {
 
 export interface Amqp10Protocol {
   name: 'amqp-1.0';
+  /** Messages put in the queue before the trial's clients start (what consume-only trials read). */
+  backlog: number;
 }
 
 export interface SetupSpec {

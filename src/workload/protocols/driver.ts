@@ -74,3 +74,20 @@ export function clientName(name: string): string {
   pinned ??= (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
   return `${name} ${pinned[name] ?? '(version unknown)'}`;
 }
+
+/** Confirms outstanding while writing a backlog. */
+const BACKLOG_WINDOW = 5_000;
+
+/** Writes `count` messages (no send time: replayed messages have no meaningful latency) with at
+ *  most BACKLOG_WINDOW unconfirmed, and waits for every confirm. */
+export async function writeBacklog(pub: DriverProducer, count: number, size: number): Promise<void> {
+  const inflight = new Set<Promise<void>>();
+  for (let i = 0; i < count; i++) {
+    const body = stampedBody(size, i, Number.NaN);
+    const sent = pub.send([body]).finally(() => inflight.delete(sent));
+    inflight.add(sent);
+    if (inflight.size >= BACKLOG_WINDOW) await Promise.race(inflight);
+  }
+  await Promise.all(inflight);
+  await pub.close();
+}

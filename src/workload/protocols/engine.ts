@@ -138,16 +138,21 @@ async function produce(p: DriverProducer, d: ProtocolDriver, rec: TrialRecorder,
   const settle = () => { inflight--; const w = wake; wake = undefined; w?.(); };
   while (!stop() && (o.limit === 0 || sent < o.limit)) {
     if (inflight >= o.window) {
-      await new Promise<void>((r) => { wake = r; setTimeout(r, 250); });
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, 250); // re-check stop() even when nothing settles
+        wake = () => { clearTimeout(timer); r(); };
+      });
       continue;
     }
+    // At a fixed rate a body carries its intended send time, as PerfTest's do: a publish held up
+    // by the broker counts the wait in its latency (no coordinated omission).
+    let t = nowMs();
     if (o.intervalMs > 0) {
-      const wait = next - nowMs();
-      if (wait > 0) await sleep(wait);
+      if (next > t) await sleep(next - t);
+      t = next;
       next += o.intervalMs;
       if (stop()) break;
     }
-    const t = nowMs();
     const bodies = Array.from({ length: d.batch }, () => stampedBody(o.size, seq++, t));
     inflight++;
     sent += bodies.length;

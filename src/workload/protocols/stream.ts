@@ -9,11 +9,9 @@ import amqp from 'amqplib';
 import type { ProtocolScenario, StreamProtocol } from '../../schema/types';
 import { connectUrl } from '../pool';
 import { guardStreamClient } from './stream-compat';
-import { clientName, type DriverProducer, type DriverTarget, type ProtocolDriver, stampedBody } from './driver';
+import { clientName, type DriverProducer, type DriverTarget, type ProtocolDriver, writeBacklog } from './driver';
 
 const CLIENT = 'rabbitmq-stream-js-client';
-/** Confirms outstanding while writing a backlog. */
-const BACKLOG_WINDOW = 5_000;
 
 type Pending = { resolve(): void; reject(e: Error): void };
 
@@ -102,18 +100,4 @@ export function streamDriver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
       await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
     },
   };
-}
-
-/** Writes `count` messages (no send time: replayed messages have no meaningful latency) with at
- *  most BACKLOG_WINDOW unconfirmed, and waits for every confirm. */
-async function writeBacklog(pub: DriverProducer, count: number, size: number): Promise<void> {
-  const inflight = new Set<Promise<void>>();
-  for (let i = 0; i < count; i++) {
-    const body = stampedBody(size, i, Number.NaN);
-    const sent = pub.send([body]).finally(() => inflight.delete(sent));
-    inflight.add(sent);
-    if (inflight.size >= BACKLOG_WINDOW) await Promise.race(inflight);
-  }
-  await Promise.all(inflight);
-  await pub.close();
 }
