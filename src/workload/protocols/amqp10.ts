@@ -3,8 +3,9 @@
 // hostname), senders and receivers on the v2 address /queues/<name> (RabbitMQ 4.x). The queue is
 // declared the PerfTest way over AMQP 0-9-1 with the scenario's arguments (classic or quorum).
 // With a confirm window (-c) transfers are unsettled and resolve on the broker's `accepted`
-// outcome; without one they are sent settled. Receivers grant the consumer prefetch (-q, as
-// omq's --consumer-credits) as their credit window and accept each message.
+// outcome; without one they are sent settled; a consume-only scenario's backlog is written
+// unsettled and confirmed before its clients start. Receivers grant the consumer prefetch (-q,
+// as omq's --consumer-credits) as their credit window and accept each message.
 import amqp from 'amqplib';
 import { create_container, message as amqpMessage, type Connection, type Delivery, type EventContext, type Sender } from 'rhea';
 import type { Amqp10Protocol, ProtocolScenario } from '../../schema/types';
