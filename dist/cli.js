@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-YVD2AUG3.js";
+} from "./chunks/chunk-NMKJOBC3.js";
 import {
   GateError,
   describeError

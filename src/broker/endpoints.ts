@@ -15,8 +15,8 @@ export const PROTOCOL_PLUGIN: Partial<Record<ProtocolName, string>> = { stream: 
 const LISTENER: Record<string, ProtocolName> = { stream: 'stream', mqtt: 'mqtt', amqp: 'amqp-1.0' };
 
 /** The plugins the scenarios' protocols need, sorted. */
-export function pluginsFor(scenarios: Pick<ScenarioSpec, 'kind'>[]): string[] {
-  const names = scenarios.flatMap((s) => (s.kind === 'protocol' ? [PROTOCOL_PLUGIN[(s as Extract<ScenarioSpec, { kind: 'protocol' }>).protocol.name]] : []));
+export function pluginsFor(scenarios: ScenarioSpec[]): string[] {
+  const names = scenarios.flatMap((s) => (s.kind === 'protocol' ? [PROTOCOL_PLUGIN[s.protocol.name]] : []));
   return [...new Set(names.filter((n): n is string => Boolean(n)))].sort();
 }
 

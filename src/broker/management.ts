@@ -86,10 +86,14 @@ export class ManagementClient {
     }
   }
 
-  /** The memory of the node this API runs on (GET /api/nodes/<node>/memory): the Erlang VM's
-   *  total and the part of it that is binaries, and the OS process's resident memory. */
-  async nodeMemory(): Promise<{ erlang: number; binary: number; rss: number }> {
-    const { node } = await this.request<{ node: string }>('GET', '/api/overview');
+  /** The node this management API runs on (GET /api/overview). */
+  async localNode(): Promise<string> {
+    return (await this.request<{ node: string }>('GET', '/api/overview')).node;
+  }
+
+  /** A node's memory (GET /api/nodes/<node>/memory): the Erlang VM's total and the part of it that
+   *  is binaries, and the OS process's resident memory. */
+  async nodeMemory(node: string): Promise<{ erlang: number; binary: number; rss: number }> {
     const r = await this.request<{ memory?: { binary?: number; total?: { erlang?: number; rss?: number } } }>('GET', `/api/nodes/${encodeURIComponent(node)}/memory`);
     const m = r.memory;
     if (typeof m?.total?.erlang !== 'number' || typeof m.binary !== 'number' || typeof m.total.rss !== 'number') {

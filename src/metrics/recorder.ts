@@ -85,3 +85,13 @@ export function windowMetrics(rec: TrialRecorder, atStart: Counters, atEnd: Coun
   if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
   return { metrics, histograms, messages: Math.max(atEnd.consumed - atStart.consumed, atEnd.published - atStart.published, 1) };
 }
+
+/** Opens a messaging trial's timeline now: warm-up, then the measured window, and the per-second
+ *  series sampling from now on (warm-up points get t < 0). */
+export function startTimeline(rec: TrialRecorder, warmupSeconds: number, durationSeconds: number, clock: () => number): { start: number; windowStart: number; windowEnd: number; sampler: SeriesSampler } {
+  const start = clock();
+  const windowStart = start + warmupSeconds * 1000;
+  const sampler = new SeriesSampler(rec, windowStart, clock);
+  sampler.start();
+  return { start, windowStart, windowEnd: windowStart + durationSeconds * 1000, sampler };
+}

@@ -8,7 +8,7 @@
 // which the socket is destroyed.
 import { messagingStopReason } from './stop-reasons';
 import type { GeneratorLoad, ScenarioSpec } from '../schema/types';
-import { TrialRecorder, SeriesSampler, type Counters, windowMetrics } from '../metrics/recorder';
+import { TrialRecorder, type SeriesSampler, type Counters, startTimeline, windowMetrics } from '../metrics/recorder';
 import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
 import { ClientPool, generatorLoad, openProducers, sleep, startConsumers, within } from './pool';
 import { nowMs, sleepUntil } from './clock';
@@ -81,11 +81,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     // Thousands of connections: drop the set-up garbage and young-generation growth (memory.ts).
     if (pool.conns.length >= COMPACT_AFTER_CONNECTIONS) compactHeap();
 
-    const start = nowMs();
-    const windowStart = start + spec.warmupSeconds * 1000;
-    const windowEnd = windowStart + spec.durationSeconds * 1000;
-    sampler = new SeriesSampler(rec, windowStart, nowMs);
-    sampler.start();
+    const timeline = startTimeline(rec, spec.warmupSeconds, spec.durationSeconds, nowMs);
+    const { start, windowStart, windowEnd } = timeline;
+    sampler = timeline.sampler;
 
     // Producers are due to publish all the time, so no progress at all means a stall. (Without
     // producers a drained queue is legitimately quiet: no watchdog.)

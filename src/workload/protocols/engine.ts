@@ -6,7 +6,7 @@
 // per connection instead (idle.ts).
 import { messagingStopReason } from '../stop-reasons';
 import type { ProtocolName, ProtocolScenario } from '../../schema/types';
-import { SeriesSampler, TrialRecorder, type Counters, windowMetrics } from '../../metrics/recorder';
+import { type SeriesSampler, TrialRecorder, type Counters, startTimeline, windowMetrics } from '../../metrics/recorder';
 import { SelfLoad } from '../../metrics/selfload';
 import { credentials } from '../../broker/urls';
 import { nowMs, sleepUntil } from '../clock';
@@ -71,11 +71,9 @@ async function runMessages(spec: ProtocolScenario, driver: ProtocolDriver, signa
     for (let i = 0; i < w.consumers; i++) consumers.push(await driver.consumer(i, onMessage, onError));
     for (let i = 0; i < w.producers; i++) producers.push(await driver.producer(i, onError));
 
-    const start = nowMs();
-    const windowStart = start + spec.warmupSeconds * 1000;
-    const windowEnd = windowStart + spec.durationSeconds * 1000;
-    sampler = new SeriesSampler(rec, windowStart, nowMs);
-    sampler.start();
+    const timeline = startTimeline(rec, spec.warmupSeconds, spec.durationSeconds, nowMs);
+    const { windowStart, windowEnd } = timeline;
+    sampler = timeline.sampler;
     if (w.producers > 0) watchdog.start();
     const window = Math.max(1, Math.ceil((w.confirm ?? UNCONFIRMED_WINDOW) / driver.batch));
     for (const [i, p] of producers.entries()) {

@@ -26,11 +26,11 @@ const COUNT_WAIT_MS = 20_000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Median of three reads: Erlang memory without binaries, and resident memory. */
-async function memory(mgmt: ManagementClient, spacingMs: number): Promise<{ own: number; rss: number }> {
+async function memory(mgmt: ManagementClient, node: string, spacingMs: number): Promise<{ own: number; rss: number }> {
   const reads: Array<{ erlang: number; binary: number; rss: number }> = [];
   for (let i = 0; i < 3; i++) {
     if (i) await sleep(spacingMs);
-    reads.push(await mgmt.nodeMemory());
+    reads.push(await mgmt.nodeMemory(node));
   }
   return { own: median(reads.map((r) => r.erlang - r.binary)), rss: median(reads.map((r) => r.rss)) };
 }
@@ -48,7 +48,8 @@ export async function runIdle(spec: ProtocolScenario, driver: ProtocolDriver, ct
   const selfLoad = new SelfLoad();
   const open: DriverConsumer[] = [];
   try {
-    const before = await memory(mgmt, 250);
+    const node = await mgmt.localNode();
+    const before = await memory(mgmt, node, 250);
     for (let i = 0; i < n && !signal?.aborted; i += OPEN_BATCH) {
       const batch = await Promise.all(Array.from({ length: Math.min(OPEN_BATCH, n - i) }, (_, k) => driver.idle!(i + k)));
       open.push(...batch);
@@ -62,7 +63,7 @@ export async function runIdle(spec: ProtocolScenario, driver: ProtocolDriver, ct
     }
     await sleep(spec.warmupSeconds * 1000);
     selfLoad.start();
-    const after = await memory(mgmt, Math.max(250, (spec.durationSeconds * 1000) / 3));
+    const after = await memory(mgmt, node, Math.max(250, (spec.durationSeconds * 1000) / 3));
     const load = selfLoad.stop();
     const perKib = (bytes: number) => Math.round((bytes / n / 1024) * 100) / 100;
     const own = perKib(after.own - before.own);
