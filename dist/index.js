@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-NMKJOBC3.js";
+} from "./chunks/chunk-CRI7KNNY.js";
 import {
   GateError,
   describeError,

@@ -1,7 +1,7 @@
 // The pipeline shared by the CLI and the action: configuration → broker → workload → metrics →
 // compare. It resolves scenarios, starts (or attaches to) every target, runs the interleaved
-// trial plan, always stops what it started, and returns one RunReport. Reporting and GitHub are
-// the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
+// trial plan, always stops what it started, and returns one RunReport; the targets boot side by
+// side (src/broker/boot.ts). Reporting and GitHub are the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
 // start) are skipped on every target, with a warning and a note in the report's errors. A check
 // with an anchored stored baseline and no reference starts the baseline's broker as its reference
 // (src/broker/anchor.ts); a same-run A/B with looks stops each scenario once decided
@@ -13,15 +13,14 @@ import { SCHEMA_VERSION } from './schema/types';
 import type { Ui } from './schema/ui';
 import { resolveScenarios } from './config/catalogue';
 import { describeError, GateError } from './schema/errors';
-import { startTarget } from './broker/start';
+import { bootTargets } from './broker/boot';
 import { containerLogsOf } from './broker/docker';
 import type { BrokerHandle } from './broker/provider';
 import { type Capable, type Unmet, unmetNeed } from './broker/capabilities';
 import { pluginsFor } from './broker/endpoints';
 import { focusOn, type Focus } from './broker/focus';
-import { ManagementClient } from './broker/management';
-import { describeVhostConfig, isEmptyVhostConfig, readVhostConfig, vhostOfUrl, type VhostConfig } from './broker/vhost-config';
-import { effectDiff, readEffective, unmatchedPolicies } from './broker/effective';
+import type { VhostConfig } from './broker/vhost-config';
+import { effectDiff, unmatchedPolicies } from './broker/effective';
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
 import { runTrial } from './workload/trial';
@@ -123,34 +122,28 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   let flameNote = noProfile;
   if (noProfile) ui.warn(noProfile);
   try {
-    for (const spec of [...specs]) {
-      const h = await ui.group(`Starting broker ${spec.label}`, () => startTarget(spec, { runId, log: ui.info, profile: profiling, plugins: pluginsFor(scenarios) })).catch(async (err) => {
-        const logs = containerLogsOf(err);
+    if (specs.length > 1) ui.info(`Starting brokers ${specs.map((s) => s.label).join(' and ')} side by side`);
+    const booted = await bootTargets(specs, { runId, profile: profiling, plugins: pluginsFor(scenarios) });
+    // Every broker that came up is stopped in `finally`, whichever of them failed.
+    for (const b of booted) if (b.handle) handles.push(b.handle);
+    for (const b of booted) {
+      const { spec } = b;
+      await ui.group(`Starting broker ${spec.label}`, async () => { for (const l of b.startLines) ui.info(l.text); });
+      for (const l of b.readLines) if (l.warn) ui.warn(l.text); else ui.info(l.text);
+      if (b.error) {
+        const logs = containerLogsOf(b.error);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
-        if (!anchor || spec !== anchor.reference) throw err;
+        if (!anchor || spec !== anchor.reference || b.handle) throw b.error;
         // The recorded broker did not come up: the stored trials decide, as without an anchor.
-        anchor.note = `the stored baseline's broker could not be started again (${(err as Error).message}): compared with the baseline's stored trials`;
+        anchor.note = `the stored baseline's broker could not be started again (${(b.error as Error).message}): compared with the baseline's stored trials`;
         ui.warn(`Stored baseline: ${anchor.note}.`);
         specs.pop();
         opts.reference = undefined;
         design = undefined;
         repetitions = opts.repetitions ?? defaultRepetitions(selection.scenarios, false, selection.pairs);
-        return undefined;
-      });
-      if (!h) continue;
-      handles.push(h);
-      ui.info(`${spec.label}: RabbitMQ ${h.info.rabbitmqVersion} on Erlang ${h.info.erlangVersion} (${h.info.amqpUrl})`);
-      const source = vhostOfUrl(h.amqpUrl);
-      const inherited = await readVhostConfig(new ManagementClient(h.managementUrl), source).catch((e: unknown) => {
-        ui.warn(`${spec.label}: could not read the policies, limits and permissions of vhost ${source} (${describeError(e)}); trials will not inherit them. Give the management user the policymaker or administrator tag.`);
-      });
-      if (inherited && !isEmptyVhostConfig(inherited)) ui.info(`${spec.label}: ${describeVhostConfig(inherited)}`);
-      inheritedBy.set(spec.id, inherited ?? undefined);
-      const nodeEnv = h.nodeEnvironment ? await h.nodeEnvironment().catch((e: unknown) => {
-        ui.warn(`${spec.label}: could not read the node's runtime settings (${describeError(e)}); the report shows what the management API says`);
-        return undefined;
-      }) : undefined;
-      h.info.effective = await readEffective(new ManagementClient(h.managementUrl), h.info, inherited ?? undefined, nodeEnv);
+        continue;
+      }
+      inheritedBy.set(spec.id, b.inherited);
     }
     scenarios = skipUnrunnable(scenarios, handles, errors, ui);
     if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui, opts.reference !== undefined);

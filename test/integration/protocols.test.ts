@@ -5,7 +5,7 @@
 // connections counted by the broker; what a version lacks (AMQP 1.0 before 4.0, stream filtering
 // and MQTT 5 before 3.13) skipped with a note that leaves the verdict alone. The memory per MQTT
 // connection keeps the 3.12 post's direction (3.10.8 far above 4.0.5). A same-run A/B on a stream
-// scenario fails a candidate whose broker has a fifth of a core.
+// scenario fails a candidate whose broker has a tenth of a core.
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,16 +96,19 @@ describe('memory per idle MQTT connection', () => {
 });
 
 describe('a same-run A/B on a stream scenario', () => {
-  it('fails a candidate whose broker has a fifth of a core against the same image unlimited', async () => {
+  it('fails a candidate whose broker has a tenth of a core against the same image unlimited', async () => {
     const { u } = ui();
     const report = await runPipeline({
-      scenarios: 'stream_one_fast[subEntry=1]', candidate: target('4.0.5', { id: 'slow', label: 'throttled', cpus: 0.2 }), reference: target('4.0.5', { id: 'full', label: 'unlimited' }),
+      scenarios: 'stream_one_fast[subEntry=1]', candidate: target('4.0.5', { id: 'slow', label: 'throttled', cpus: 0.1 }), reference: target('4.0.5', { id: 'full', label: 'unlimited' }),
       repetitions: 6, warmup: 0.3, duration: 1, mode: 'run', runId: RUN,
     }, u);
     const c = report.comparisons.find((x) => x.gating && x.metric === 'published_rate')!;
     expect(c.paired).toBe(true);
     expect(c.nCandidate).toBe(6); // the fewest pairs at which the exact two-sided signed-rank test can reach p < 0.05
-    expect(c.ciHigh!).toBeLessThan(0.8);
+    const rates = (id: string) => report.trials.filter((t) => t.target === id).map((t) => Math.round(t.metrics.published_rate ?? 0)).join(' ');
+    // Measured here: about 20–40k msg/s throttled against 75–236k unlimited (at a fifth of a core the
+    // throttled broker kept up with a generator slowed by a busy machine: 0.98).
+    expect(c.ciHigh!, `published msg/s throttled ${rates('slow')}, unlimited ${rates('full')}`).toBeLessThan(0.8);
     expect(c.verdict).toBe('fail');
     expect(report.verdict).toBe('fail');
   }, 300_000);
