@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-CRI7KNNY.js";
+} from "./chunks/chunk-N54ICHSJ.js";
 import {
   GateError,
   describeError,

@@ -1,5 +1,5 @@
 // What a scenario needs from a target beyond AMQP 0-9-1, and why a target cannot give it: a node
-// restart (restart scenarios: a single-node docker target), a protocol listener (streams, MQTT),
+// restart (restart scenarios: a docker target; a single-node one to restart the container), a protocol listener (streams, MQTT),
 // a minimum RabbitMQ version (native AMQP 1.0 from 4.0; stream filtering and MQTT 5 from 3.13).
 // The pipeline skips a scenario on every target when one of them cannot run it (src/pipeline.ts).
 import type { ProtocolName, ScenarioSpec, TargetInfo } from '../schema/types';
@@ -40,10 +40,14 @@ const who = (hs: Capable[], what: (i: TargetInfo) => string) => hs.map((h) => `$
 /** Why `spec` cannot run on some of `handles`, naming them; undefined when all can. */
 export function unmetNeed(spec: ScenarioSpec, handles: Capable[]): Unmet | undefined {
   if (spec.kind === 'restart') {
-    const unable = handles.filter((h) => typeof h.restartNode !== 'function');
+    const container = spec.restart.method === 'container';
+    const unable = handles.filter((h) => typeof h.restartNode?.[spec.restart.method] !== 'function');
     if (!unable.length) return undefined;
-    return {
-      why: `restarts the broker node, which needs a single-node docker target started by this tool; ${who(unable, (i) => (i.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'))} cannot be restarted`,
+    return container ? {
+      why: `restarts the broker node's container, which needs a single-node docker target started by this tool; ${who(unable, (i) => (i.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'))} cannot be restarted`,
+      fix: 'Run it on a single-node docker target (image:, nodes: 1), or use restart.method: app, which restarts node 1\'s application on clusters too.',
+    } : {
+      why: `restarts node 1's RabbitMQ application, which needs a docker target started by this tool; ${who(unable, () => 'an existing broker, attached by URL')} cannot be restarted`,
       fix: 'Run it on a docker target (image:).',
     };
   }

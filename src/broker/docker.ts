@@ -3,7 +3,8 @@
 // Prometheus, distribution and epmd ports (host networking shares the host's ports), copies the
 // user's config files to /etc/rabbitmq, waits for AMQP + management, joins clusters, runs setup
 // commands and records what the broker is. Whatever fails, the containers it started are removed.
-// A single-node target can restart its node in place (src/broker/restart.ts): `restart` scenarios.
+// Node 1 restarts in place (src/broker/restart.ts) for `restart` scenarios: its RabbitMQ application
+// on any target, its container on a single-node one.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
 import type { BrokerHandle } from './provider';
-import { restartContainer } from './restart';
+import { restartApp, restartContainer } from './restart';
 import { profileContainer } from './profile';
 import { maskUrl } from './urls';
 import { type Endpoints, PROTOCOL_PLUGIN, readEndpoints } from './endpoints';
@@ -382,15 +383,20 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     let stopped = false;
     let frozen = false;
     // A cluster's nodes share one epmd (host networking), living in whichever container started it
-    // first: restarting that container would cut the others off, so only single nodes restart.
-    // A restarted node starts with microstate accounting off: switched on again before trials go on.
-    const restart = count === 1 ? {
-      restartNode: async () => {
-        const timed = await restartContainer(nodes[0].name, () => waitReady(nodes[0], amqpUrl, mgmt, opts.readyTimeoutMs ?? 120_000, spec.image));
-        if (evidence.sources.includes('msacc')) await msaccOn(names); // after the timing
-        return timed;
-      },
-    } : {};
+    // first: restarting that container would cut the others off, so only single nodes restart
+    // their container; any node restarts its RabbitMQ application (the VM stays up).
+    // A restarted container starts with microstate accounting off: switched on again before trials go on.
+    const nodeReady = () => waitReady(nodes[0], amqpUrl, mgmt, opts.readyTimeoutMs ?? 120_000, spec.image);
+    const restartNode = {
+      app: () => restartApp(nodes[0].name, nodeReady),
+      ...(count === 1 ? {
+        container: async () => {
+          const timed = await restartContainer(nodes[0].name, nodeReady);
+          if (evidence.sources.includes('msacc')) await msaccOn(names); // after the timing
+          return timed;
+        },
+      } : {}),
+    };
     return {
       containers: names,
       prometheusUrls: promUrls,
@@ -413,7 +419,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         endpoints: bridgedEndpoints(endpoints, bridge, nodes[0]),
         evidence: { sources: evidence.sources, missing: evidence.missing },
       },
-      ...restart,
+      restartNode,
       ...(opts.profile ? { profile: () => profileContainer(names[0]) } : {}),
       nodeEnvironment: async () => {
         const r = await cli.exec(names[0], ['rabbitmqctl', 'eval', NODE_ENV_EXPR], 30_000);

@@ -2,7 +2,7 @@
 // (attaching to an existing one or starting containers) and removes whatever it started.
 // Later stages only see BrokerHandle: URLs to talk to, the TargetInfo to record, and optional
 // capabilities such as restarting a node (only where this tool started the broker itself).
-import type { TargetInfo } from '../schema/types';
+import type { RestartMethod, TargetInfo } from '../schema/types';
 import type { EvidenceCapture } from './evidence';
 import type { ProfileSession } from './profile';
 
@@ -12,10 +12,12 @@ export interface BrokerHandle {
   amqpUrl: string;
   /** Management API base URL including credentials, e.g. http://guest:guest@127.0.0.1:15672 */
   managementUrl: string;
-  /** Restarts node 1 in place, keeping its data (durable queues, policies, feature flags), and
-   *  times it. Only providers that started the broker offer it: a broker attached by URL is never
-   *  restarted. Resolves once the node accepts AMQP and its management API answers again. */
-  restartNode?(): Promise<NodeRestart>;
+  /** Restarts node 1 in place by each method it offers (RestartMethod: its container, single
+   *  nodes only; its RabbitMQ application, clusters too), keeping its data (durable queues,
+   *  policies, feature flags), and times it. Only providers that started the broker offer it: a
+   *  broker attached by URL is never restarted. Each resolves once the node accepts AMQP and its
+   *  management API answers again. */
+  restartNode?: Partial<Record<RestartMethod, () => Promise<NodeRestart>>>;
   /** Freezes (true) or thaws (false) every node of the target (cgroup freezer, `docker pause`):
    *  a frozen broker uses no CPU, so an idle target cannot disturb the other target's trial.
    *  Idempotent. Only providers that started the broker offer it. */
@@ -35,7 +37,7 @@ export interface BrokerHandle {
 
 /** What one node restart took. */
 export interface NodeRestart {
-  /** From asking the node to stop until it had exited. */
+  /** From asking the node to stop until it had exited (method app: until stop_app returned). */
   stopSeconds: number;
   /** From starting it again until it accepted AMQP and its management API answered. */
   startSeconds: number;

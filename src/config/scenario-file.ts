@@ -234,7 +234,7 @@ function defaultGate(own: KindFields, w: WorkloadParams): string[] {
 function parseRestart(r: NonNullable<RawScenario['restart']>, at: (p: string, f: string) => Where): RestartSpec {
   const spec: RestartSpec = {
     queues: r.queues, queueType: r.queueType ?? 'classic', durable: r.durable ?? true,
-    messagesPerQueue: r.messagesPerQueue ?? 0, messageSize: r.messageSize ?? 100,
+    messagesPerQueue: r.messagesPerQueue ?? 0, messageSize: r.messageSize ?? 100, method: r.method ?? 'container',
   };
   if (!spec.durable && spec.queueType === 'quorum') {
     throw new GateError('quorum queues are always durable', at('/restart/durable', 'restart.durable'), 'remove durable: false, or use queueType: classic');

@@ -160,7 +160,14 @@ export interface ImportSpec {
   reimport: boolean;
 }
 
+/** How a restart scenario restarts node 1: its container (docker stop / docker start: the Erlang
+ *  VM and plugins boot too; single-node targets), or its RabbitMQ application (rabbitmqctl
+ *  stop_app / start_app, as the Khepri roadmap timed it: the VM keeps running; clusters too). */
+export type RestartMethod = 'container' | 'app';
+
 export interface RestartSpec {
+  /** Default 'container'. */
+  method: RestartMethod;
   /** Queues declared in the trial's vhost before the node is restarted. */
   queues: number;
   queueType: 'classic' | 'quorum';

@@ -1,7 +1,8 @@
 // Node start time with N queues, as the Khepri roadmap post's stop_app/start_app rows and the
 // 3.12 post's restart with 100k classic queues: declare N queues in the trial's vhost (one
-// definitions import), optionally publish persistent messages to each, restart the node through
-// the target's restartNode capability (single-node docker targets only), and time it until AMQP,
+// definitions import), optionally publish persistent messages to each, restart node 1 through
+// the target's restartNode capability by the scenario's method (its container: single-node docker
+// targets; its application: any docker target, clusters too), and time it until AMQP,
 // the management API and all N queues are back. Reports node_stop_seconds, node_start_seconds and
 // recovered_queues; missing queues or messages, or a node that had to be killed, make the trial
 // invalid. It deletes the trial's vhost itself, waiting as long as N queues take (trial.ts bounds
@@ -25,13 +26,14 @@ const DECLARE_TIMEOUT_MS = 600_000;
 const LISTED_WITHIN_MS = 60_000;
 /** Bound on the docker provider's readiness wait after `docker start` (its default). */
 const READY_SECONDS = 120;
-/** Bound on deleting the trial's vhost with its N queues (Khepri: > 10 s for 1000 queues). */
-const DELETE_TIMEOUT_MS = 120_000;
+/** Bound on deleting the trial's vhost with its N queues (Khepri: > 10 s for 1000 queues; at
+ *  least 20 ms a queue, for tens of thousands on a cluster). */
+const deleteTimeoutMs = (r: RestartSpec) => Math.max(120_000, r.queues * 20);
 const PREFIX = 'restart-q-';
 
 /** The trial's own limit: every bounded step of a restart, on top of the expected time. */
 export function restartLimitSeconds(spec: RestartScenario): number {
-  return Math.round(STOP_GRACE_SECONDS + READY_SECONDS + (LISTED_WITHIN_MS + DELETE_TIMEOUT_MS) / 1000 + 3 * restartEstimateSeconds(spec.restart));
+  return Math.round(STOP_GRACE_SECONDS + READY_SECONDS + (LISTED_WITHIN_MS + deleteTimeoutMs(spec.restart)) / 1000 + 3 * restartEstimateSeconds(spec.restart));
 }
 
 export function restartDefinitions(r: RestartSpec): { queues: Array<Record<string, unknown>>; bindings: [] } {
@@ -75,8 +77,9 @@ async function listed(mgmt: ManagementClient, vhost: string): Promise<number> {
 
 export async function runRestart(spec: RestartScenario, amqpUrl: string, ctx: TrialContext, signal?: AbortSignal): Promise<WorkloadResult> {
   const r = spec.restart;
-  if (!ctx.restartNode) {
-    throw new Error(`scenario ${spec.id} restarts the broker node, which only a single-node docker target started by this tool can do`);
+  const restartNode = ctx.restartNode?.[r.method];
+  if (!restartNode) {
+    throw new Error(`scenario ${spec.id} restarts the broker node (method ${r.method}), which this target cannot do: see src/broker/capabilities.ts`);
   }
   const mgmt = new ManagementClient(ctx.managementUrl);
   const selfLoad = new SelfLoad();
@@ -95,7 +98,7 @@ export async function runRestart(spec: RestartScenario, amqpUrl: string, ctx: Tr
     if (signal?.aborted) return done(STOP.cancelled);
 
     // Not abortable: a node left stopped would fail every later trial on this target.
-    const restart = await ctx.restartNode();
+    const restart = await restartNode();
     const ready = nowMs();
     metrics.node_stop_seconds = restart.stopSeconds;
     const expected = r.durable ? r.queues : 0;
@@ -128,6 +131,6 @@ export async function runRestart(spec: RestartScenario, amqpUrl: string, ctx: Tr
     return done();
   } finally {
     selfLoad.stop();
-    await mgmt.deleteVhost(ctx.vhost, DELETE_TIMEOUT_MS).catch(() => undefined);
+    await mgmt.deleteVhost(ctx.vhost, deleteTimeoutMs(r)).catch(() => undefined);
   }
 }

@@ -58,7 +58,7 @@ export async function runTrial(p: PlannedTrial, broker: BrokerHandle, runId: str
       const inherited = await readVhostConfig(mgmt, vhostOfUrl(broker.amqpUrl)).catch(() => undefined);
       await mgmt.createVhost(vhost, credentials(broker.amqpUrl).user, inherited?.defaultQueueType);
       if (inherited) await applyVhostConfig(mgmt, inherited, vhost);
-      const ctx = { managementUrl: broker.managementUrl, vhost, restartNode: broker.restartNode?.bind(broker), endpoints: broker.info.endpoints };
+      const ctx = { managementUrl: broker.managementUrl, vhost, restartNode: broker.restartNode, endpoints: broker.info.endpoints };
       // Broker evidence is read as the runner's window opens and closes (nothing runs in the broker meanwhile).
       const window = broker.evidence ? evidenceWindow(broker.evidence) : undefined;
       const r = await runWorkload(p.scenario, amqpUrlForVhost(broker.amqpUrl, vhost), combined, ctx).finally(() => window?.close());

@@ -1,7 +1,7 @@
 // Anchored baselines on real containers, through the bundled CLI: a refresh records the broker it
 // ran on; a check on "another runner" (the baseline's CPU model changed, so its stored trials may
 // only warn) starts that broker again and decides by a same-run A/B — it fails a real broker
-// regression (Erlang `+S 2:1` on the candidate) and does not fail an A/A; a moved tag (the same
+// regression (Erlang `+S 2:1` and half a core on the candidate) and does not fail an A/A; a moved tag (the same
 // local tag retagged to another image) is called out and A/B'd old against new; when the recorded
 // broker cannot be started (its image gone, no Docker) the stored trials decide and the report
 // says why. The failing A/B also carries the broker evidence next to the failing metric and,
@@ -62,9 +62,11 @@ describe('anchored baseline', () => {
     expect(b.target.imageId).toBe(imageId(OLD));
   });
 
-  it('checked on another runner: the recorded broker is started again and a real regression (+S 2:1) fails the same-run A/B', () => {
+  it('checked on another runner: the recorded broker is started again and a real regression (+S 2:1, half a core) fails the same-run A/B', () => {
     const target = join(tmp, 'slow.yml');
-    writeFileSync(target, `label: two schedulers\nimage: ${FLOATING}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
+    // The quota keeps the regression clear on a busy machine, where +S 2:1 alone (the reference
+    // gets no second core either) came out inconclusive.
+    writeFileSync(target, `label: two schedulers\nimage: ${FLOATING}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\nresources:\n  cpus: 0.5\n`);
     const html = join(tmp, 'flame.html');
     const { code, report } = check(['--target', target, '--repetitions', '6', '--duration', '2', '--flame-graph', '--html', html]);
     const anchor = report.targets.find((t) => t.id === ANCHOR_ID)!;

@@ -1,6 +1,6 @@
 // The docker provider against the real engine and the real offline images (built here with
 // scripts/build-images.sh when missing): versions, messaging, freezing the idle target, boot
-// failures, clustering, setup commands, and container cleanup when the process ends, is SIGTERM'd or is SIGKILL'd.
+// failures, clustering, setup commands, a cluster's node 1 restarting its application, and container cleanup when the process ends, is SIGTERM'd or is SIGKILL'd.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,9 @@ import { ManagementClient } from '../../src/broker/management';
 import { focusOn } from '../../src/broker/focus';
 import { BrokerBootError, configDigest, startDocker, type DockerBrokerHandle } from '../../src/broker/docker';
 import type { DockerTargetSpec } from '../../src/schema/types';
+import { resolveScenarios } from '../../src/config/catalogue';
+import { runTrial } from '../../src/workload/trial';
+import { ofKind } from '../support/kinds';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const IMAGE = { v3: 'rabbitmq-perf-gate/rabbitmq:3.10.8', v4: 'rabbitmq-perf-gate/rabbitmq:4.0.5' };
@@ -197,6 +200,22 @@ describe('docker provider', () => {
       expect(h.info.nodes).toHaveLength(3);
       const policies = execFileSync('docker', ['exec', h.containers[0], 'rabbitmqctl', 'list_policies', '--formatter', 'json'], { encoding: 'utf8' });
       expect(policies).toContain('capped');
+      expect(await roundTrip(h.amqpUrl)).toBe('hello');
+
+      // Node 1 restarts its RabbitMQ application (the Khepri roadmap's stop_app / start_app), never
+      // its container, which holds the epmd the other nodes use.
+      expect(h.restartNode?.container).toBeUndefined();
+      const startedAt = () => execFileSync('docker', ['inspect', '--format', '{{.State.StartedAt}}', h.containers[0]], { encoding: 'utf8' }).trim();
+      const before = startedAt();
+      const scenario = ofKind(resolveScenarios('start_app_classic_queues', undefined, { scale: 0.1 }).scenarios[0], 'restart');
+      const r = await runTrial({ scenario, target: 'cluster', trial: 0, order: 0 }, h, RUN);
+      expect(r.valid, r.invalidReason).toBe(true);
+      expect(r.metrics.recovered_queues).toBe(100);
+      expect(r.metrics.node_stop_seconds).toBeGreaterThan(0);
+      expect(r.metrics.node_start_seconds).toBeGreaterThan(0);
+      expect(startedAt()).toBe(before);
+      const after = JSON.parse(execFileSync('docker', ['exec', h.containers[1], 'rabbitmqctl', 'cluster_status', '--formatter', 'json'], { encoding: 'utf8' }));
+      expect(after.running_nodes).toHaveLength(3);
       expect(await roundTrip(h.amqpUrl)).toBe('hello');
     } finally {
       await h.stop();

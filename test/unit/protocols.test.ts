@@ -16,7 +16,11 @@ const info = (version: string, endpoints: TargetInfo['endpoints'], kind: TargetI
   id: `v${version}`, label: `RabbitMQ ${version}`, kind, amqpUrl: 'amqp://x', managementUrl: 'http://x', rabbitmqVersion: version, erlangVersion: '26', nodes: [], endpoints,
 });
 const ALL = { stream: '127.0.0.1:1', mqtt: '127.0.0.1:2', 'amqp-1.0': '127.0.0.1:3' };
-const handle = (i: TargetInfo, restart = true): Capable => ({ info: i, ...(restart ? { restartNode: async () => ({ stopSeconds: 1, startSeconds: 1, killed: false }) } : {}) });
+const timed = async () => ({ stopSeconds: 1, startSeconds: 1, killed: false });
+/** restart: what a docker target offers (single node: both methods; a cluster: its application only). */
+const handle = (i: TargetInfo, restart: 'single' | 'cluster' | false = 'single'): Capable => ({
+  info: i, ...(restart ? { restartNode: { app: timed, ...(restart === 'single' ? { container: timed } : {}) } } : {}),
+});
 const spec = (id: string) => resolveScenarios(id).scenarios[0];
 
 describe('what a target cannot run', () => {
@@ -46,6 +50,18 @@ describe('what a target cannot run', () => {
     expect(u?.why).toBe('speaks MQTT, for which RabbitMQ 3.13.7 (an existing broker, attached by URL) has no listener');
     expect(u?.fix).toMatch(/^Enable rabbitmq_mqtt on that broker/);
     expect(unmetNeed(spec('node_start_classic_queues'), [url])?.why).toMatch(/cannot be restarted$/);
+  });
+
+  it('restarts a cluster\'s node 1 by its application only, and says how when a scenario asks for its container', () => {
+    const cluster = handle(info('4.0.5', ALL), 'cluster');
+    const single = handle(info('4.0.5', ALL));
+    expect(spec('start_app_classic_queues')).toMatchObject({ kind: 'restart', restart: { method: 'app', queues: 1000 } });
+    expect(unmetNeed(spec('start_app_classic_queues'), [cluster, single])).toBeUndefined();
+    const u = unmetNeed(spec('node_start_classic_queues'), [single, cluster]);
+    expect(u?.why).toBe("restarts the broker node's container, which needs a single-node docker target started by this tool; RabbitMQ 4.0.5 (a cluster) cannot be restarted");
+    expect(u?.fix).toMatch(/restart\.method: app/);
+    const url = handle(info('4.0.5', ALL, 'url'), false);
+    expect(unmetNeed(spec('start_app_classic_queues'), [url])?.why).toBe("restarts node 1's RabbitMQ application, which needs a docker target started by this tool; RabbitMQ 4.0.5 (an existing broker, attached by URL) cannot be restarted");
   });
 });
 

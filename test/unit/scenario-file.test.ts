@@ -41,6 +41,7 @@ describe('malformed scenario files name file, line and field', () => {
     ['restart without queues', `${HEAD}restart:\n  queueType: quorum\n`, 5, 'restart', /missing required field "queues"/],
     ['restart of no queues', `${HEAD}restart:\n  queues: 0\n`, 5, 'restart.queues', /must be >= 1/],
     ['restart queue type', `${HEAD}restart:\n  queues: 10\n  queueType: stream\n`, 6, 'restart.queueType', /must be one of classic, quorum/],
+    ['restart method', `${HEAD}restart:\n  queues: 10\n  method: reboot\n`, 6, 'restart.method', /must be one of container, app/],
     ['transient quorum queues', `${HEAD}restart:\n  queues: 10\n  queueType: quorum\n  durable: false\n`, 7, 'restart.durable', /quorum queues are always durable/],
     ['messages in transient queues', `${HEAD}restart:\n  queues: 10\n  durable: false\n  messagesPerQueue: 5\n`, 7, 'restart.messagesPerQueue', /do not survive a restart/],
     ['restart with axes', `${HEAD}restart: { queues: 10 }\naxes:\n  queueType: [quorum]\n`, 6, 'axes', /restart scenarios take no axes/],
@@ -119,10 +120,10 @@ describe('scenario file features', () => {
   it('parses a restart block with its defaults, scale and gate, and estimates its trials from it', () => {
     const s = ofKind(parseScenario(`${HEAD}restart:\n  queues: 100000\nscale: 0.01\nscaled: [queues]\n`, 'f.yml')[0], 'restart');
     expect([s.kind, s.restart, s.gate, s.warmupSeconds]).toEqual(['restart',
-      { queues: 1000, queueType: 'classic', durable: true, messagesPerQueue: 0, messageSize: 100 }, ['node_start_seconds'], 0]);
+      { queues: 1000, queueType: 'classic', durable: true, messagesPerQueue: 0, messageSize: 100, method: 'container' }, ['node_start_seconds'], 0]);
     expect(s.lines.restart).toBe(5);
     const q = ofKind(parseScenario(`${HEAD}restart: { queues: 10000, queueType: quorum, messagesPerQueue: 100, messageSize: 1000 }\nscale: 0.01\nscaled: [queues, messages]\n`, 'f.yml', { scale: 0.1 })[0], 'restart');
-    expect(q.restart).toEqual({ queues: 10, queueType: 'quorum', durable: true, messagesPerQueue: 1, messageSize: 1000 });
+    expect(q.restart).toEqual({ queues: 10, queueType: 'quorum', durable: true, messagesPerQueue: 1, messageSize: 1000, method: 'container' });
     // A restart's estimate is boot + queues, whatever the window says; quorum queues cost more.
     const c = ofKind(parseScenario(`${HEAD}restart: { queues: 10 }\nduration: 1\n`, 'f.yml')[0], 'restart');
     expect(trialSeconds(c)).toBeGreaterThan(5);
