@@ -16,7 +16,8 @@
 // metric from report.json: the Hodges-Lehmann ratio candidate / reference with its 90 % CI, n
 // pairs, and whether its direction agrees with the seed's. Results go to
 // bench/results/seeds-<date>.json; --write replaces the table between the markers in docs/seeds.md.
-// A long run (about 30 minutes at 6 pairs on 2 cores) is expected.
+// A long run (about 30 minutes at 6 pairs on 2 cores, plus about 25 for the 3-node stop_app /
+// start_app row at 10,000 queues) is expected.
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -65,7 +66,7 @@ const RESTART_FILES = {
 // The seed's own setting: stop_app / start_app of node 1 of a 3-node cluster (restart.method: app),
 // at START_APP_QUEUES of its 100,000 classic queues (what 2 cores declare, restart and delete
 // in a few minutes per trial).
-const START_APP_QUEUES = 20000;
+const START_APP_QUEUES = 10000;
 const START_APP_FILES = {
   'start_app_3n.yml': ['id: start_app_3n', `description: Stop and start node 1's application (stop_app, start_app) in a 3-node cluster holding ${START_APP_QUEUES} durable classic queues.`,
     'origin:', `  source: Khepri roadmap (seed 000) "100,000 Classic Queues" stop_app / start_app on 3 nodes, at ${START_APP_QUEUES / 1000}k queues`,

@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-N54ICHSJ.js";
+} from "./chunks/chunk-7GSJ2NBG.js";
 import {
   GateError,
   describeError

@@ -1,12 +1,13 @@
 // The pipeline shared by the CLI and the action: configuration → broker → workload → metrics →
 // compare. It resolves scenarios, starts (or attaches to) every target, runs the interleaved
 // trial plan, always stops what it started, and returns one RunReport; the targets boot side by
-// side (src/broker/boot.ts). Reporting and GitHub are the callers' business. Scenarios a target cannot run (a node restart on a broker it did not
-// start) are skipped on every target, with a warning and a note in the report's errors. A check
-// with an anchored stored baseline and no reference starts the baseline's broker as its reference
-// (src/broker/anchor.ts); a same-run A/B with looks stops each scenario once decided
-// (src/compare/sequential.ts); asked for, a failing scenario of an A/B of containers gets a
-// differential flame graph before the brokers stop (src/workload/profile-window.ts).
+// side (src/broker/boot.ts). Reporting and GitHub are the callers' business. Scenarios a target
+// cannot run (a node restart on a broker it did not start) are skipped on every target, with a
+// warning and a note in the report's errors. A check with an anchored stored baseline and no
+// reference starts the baseline's broker as its reference (src/broker/anchor.ts); a same-run A/B
+// with looks stops each scenario once decided (src/compare/sequential.ts); asked for, a failing
+// scenario of an A/B of containers gets a differential flame graph before the brokers stop
+// (src/workload/profile-window.ts).
 import { randomBytes } from 'node:crypto';
 import type { Baseline, Comparison, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';

@@ -1,7 +1,8 @@
 // What a scenario needs from a target beyond AMQP 0-9-1, and why a target cannot give it: a node
-// restart (restart scenarios: a docker target; a single-node one to restart the container), a protocol listener (streams, MQTT),
-// a minimum RabbitMQ version (native AMQP 1.0 from 4.0; stream filtering and MQTT 5 from 3.13).
-// The pipeline skips a scenario on every target when one of them cannot run it (src/pipeline.ts).
+// restart (restart scenarios: a docker target; a single-node one to restart the container), a
+// protocol listener (streams, MQTT), a minimum RabbitMQ version (native AMQP 1.0 from 4.0;
+// stream filtering and MQTT 5 from 3.13). The pipeline skips a scenario on every target when one
+// of them cannot run it (src/pipeline.ts).
 import type { ProtocolName, ScenarioSpec, TargetInfo } from '../schema/types';
 import type { BrokerHandle } from './provider';
 import { PROTOCOL_PLUGIN } from './endpoints';
@@ -45,7 +46,7 @@ export function unmetNeed(spec: ScenarioSpec, handles: Capable[]): Unmet | undef
     if (!unable.length) return undefined;
     return container ? {
       why: `restarts the broker node's container, which needs a single-node docker target started by this tool; ${who(unable, (i) => (i.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'))} cannot be restarted`,
-      fix: 'Run it on a single-node docker target (image:, nodes: 1), or use restart.method: app, which restarts node 1\'s application on clusters too.',
+      fix: 'Run it on a single-node docker target (image:, nodes: 1); on a cluster, start_app_classic_queues (restart.method: app) restarts node 1\'s application instead.',
     } : {
       why: `restarts node 1's RabbitMQ application, which needs a docker target started by this tool; ${who(unable, () => 'an existing broker, attached by URL')} cannot be restarted`,
       fix: 'Run it on a docker target (image:).',

@@ -45,14 +45,17 @@ name the file, line and field) describes one workload in PerfTest's vocabulary:
 - \`churn\` / \`import\`: metadata workloads instead of messaging (see the metrics below).
 - \`restart\`: node start time with N queues. Each trial declares \`queues\` queues (\`queueType\`
   classic or quorum, \`durable\`, optionally \`messagesPerQueue\` persistent messages each) in its
-  vhost, restarts the node (\`docker stop\` with a 60 s grace period, then \`docker start\`; the
-  container keeps its data, so policies and feature flags such as Khepri survive) and reports
-  \`node_stop_seconds\`, \`node_start_seconds\` (until AMQP and the management API answer and every
-  queue is listed again) and \`recovered_queues\`. A queue or message that does not come back, or
-  a node that had to be killed, makes the trial invalid. Only single-node docker targets can be
-  restarted: on a broker attached by URL (or a cluster) these scenarios are skipped on every
-  target with a warning and a note in the report, which does not change the verdict. The window
-  is unused; a restart takes what it takes.
+  vhost, restarts node 1 by \`method\` — \`container\` (the default: \`docker stop\` with a 60 s
+  grace period, then \`docker start\`; the VM and plugins boot too; the container keeps its data,
+  so policies and feature flags such as Khepri survive) or \`app\` (\`rabbit:stop()\` and
+  \`rabbit:start()\`, what rabbitmqctl stop_app / start_app call, timed inside the node as the
+  Khepri roadmap timed them; the VM stays up) — and reports \`node_stop_seconds\`,
+  \`node_start_seconds\` (until AMQP and the management API answer and every queue is listed
+  again) and \`recovered_queues\`. A queue or message that does not come back, or a node that had
+  to be killed, makes the trial invalid. Only docker targets can be restarted, and only
+  single-node ones by their container (a cluster's nodes share one container's epmd): elsewhere
+  these scenarios are skipped on every target with a warning and a note in the report, which does
+  not change the verdict. The window is unused; a restart takes what it takes.
 - \`protocol\`: the workload over another protocol, through the same trial, metrics and compare
   pipeline (src/workload/protocols/: a driver per protocol under one engine). \`name: stream\`
   (the stream protocol, rabbitmq-stream-js-client; \`subEntrySize\`, \`offset\` first/next,

@@ -12,7 +12,7 @@ import { STOP } from './stop-reasons';
 import amqp from 'amqplib';
 import type { RestartScenario, RestartSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
-import { STOP_GRACE_SECONDS } from '../broker/restart';
+import { APP_CALL_SECONDS, STOP_GRACE_SECONDS } from '../broker/restart';
 import { SelfLoad } from '../metrics/selfload';
 import { restartEstimateSeconds } from '../plan/plan';
 import { nowMs } from './clock';
@@ -31,9 +31,11 @@ const READY_SECONDS = 120;
 const deleteTimeoutMs = (r: RestartSpec) => Math.max(120_000, r.queues * 20);
 const PREFIX = 'restart-q-';
 
-/** The trial's own limit: every bounded step of a restart, on top of the expected time. */
+/** The trial's own limit: every bounded step of a restart, on top of the expected time (an
+ *  application restart bounds its stop and its start by APP_CALL_SECONDS each). */
 export function restartLimitSeconds(spec: RestartScenario): number {
-  return Math.round(STOP_GRACE_SECONDS + READY_SECONDS + (LISTED_WITHIN_MS + deleteTimeoutMs(spec.restart)) / 1000 + 3 * restartEstimateSeconds(spec.restart));
+  const stopping = spec.restart.method === 'app' ? 2 * APP_CALL_SECONDS : STOP_GRACE_SECONDS;
+  return Math.round(stopping + READY_SECONDS + (LISTED_WITHIN_MS + deleteTimeoutMs(spec.restart)) / 1000 + 3 * restartEstimateSeconds(spec.restart));
 }
 
 export function restartDefinitions(r: RestartSpec): { queues: Array<Record<string, unknown>>; bindings: [] } {

@@ -50,7 +50,8 @@ afterAll(async () => {
 
 describe('node start with N queues on a docker target', () => {
   it('restarts the node twice with its classic queues, then once with quorum queues and their messages', async () => {
-    expect(handle.restartNode).toBeTypeOf('function');
+    expect(handle.restartNode?.container).toBeTypeOf('function');
+    expect(handle.restartNode?.app).toBeTypeOf('function');
     const classic = ofKind(resolveScenarios('node_start_classic_queues', undefined, SMALL).scenarios[0], 'restart');
     const quorum = ofKind(resolveScenarios('node_start_quorum_queues', undefined, SMALL).scenarios[0], 'restart');
     expect([classic.restart.queues, quorum.restart.queues]).toEqual([100, 10]);
@@ -103,7 +104,7 @@ describe('restart scenarios on a broker attached by URL', () => {
   it('are skipped with one warning and a report note, never run and never failed', async () => {
     const { u, warnings } = ui();
     const report = await runPipeline({ scenarios: 'node_start_classic_queues,node_start_quorum_queues', candidate: URL_TARGET, repetitions: 2, mode: 'run', runId: RUN }, u);
-    expect(warnings).toEqual([expect.stringMatching(/^Skipping node_start_classic_queues, node_start_quorum_queues: each restarts the broker node, which needs a single-node docker target/)]);
+    expect(warnings).toEqual([expect.stringMatching(/^Skipping node_start_classic_queues, node_start_quorum_queues: each restarts the broker node's container, which needs a single-node docker target/)]);
     expect(report.trials).toEqual([]);
     expect(report.scenarios).toEqual([]);
     expect(report.errors.map((e) => e.scope)).toEqual(['node_start_classic_queues', 'node_start_quorum_queues']);
