@@ -16,7 +16,7 @@
 // metric from report.json: the Hodges-Lehmann ratio candidate / reference with its 90 % CI, n
 // pairs, and whether its direction agrees with the seed's. Results go to
 // bench/results/seeds-<date>.json; --write replaces the table between the markers in docs/seeds.md.
-// A long run (about 30 minutes at 6 pairs on 2 cores, plus about 25 for the 3-node stop_app /
+// A long run (about 30 minutes at 6 pairs on 2 cores, plus about 45 for the 3-node stop_app /
 // start_app row at 10,000 queues) is expected.
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
