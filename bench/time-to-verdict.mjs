@@ -4,9 +4,12 @@
 // Erlang `+S 2:1`: two schedulers online, about −21 % on one_fast here), each as the preset's
 // sequential A/B. Per run: wall time (broker boots included), verdict, where each scenario stopped,
 // and the trial time the report says it saved against the fixed design.
-//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21] [--scenarios pr] [--out bench/results/ttv.json] [-- extra CLI args]
+// With --append, the runs already in --out are kept and the new ones added (a ledger that grows
+// across sessions: issue 21 asks for 50 real A/A gate runs, about 6 h of machine time); the summary
+// then covers them all, with the false fails counted and its 95 % upper bound.
+//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21] [--scenarios pr] [--out bench/results/ttv.json] [--append] [-- extra CLI args]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +23,7 @@ const { values: o, positionals } = parseArgs({
     scenarios: { type: 'string', default: 'pr' },
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
     out: { type: 'string' },
+    append: { type: 'boolean', default: false },
   },
 });
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-ttv-'));
@@ -28,28 +32,43 @@ const ARMS = {
   aa: ['--image', o.image, '--broker-label', 'A/A candidate'],
   s21: ['--target', join(dir, 's21.yml')],
 };
-const results = [];
+const previous = o.append && o.out && existsSync(o.out) ? JSON.parse(readFileSync(o.out, 'utf8')) : undefined;
+if (previous && (previous.scenarios !== o.scenarios || previous.image !== o.image)) {
+  console.error(`${o.out} holds ${previous.scenarios} on ${previous.image}: append runs of the same selection and image, or choose another --out`);
+  process.exit(2);
+}
+const results = previous?.results ?? [];
+const nextRun = (arm) => results.filter((r) => r.arm === arm).reduce((n, r) => Math.max(n, r.run), 0) + 1;
 const p90 = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(0.9 * s.length) - 1)]; };
 
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
 for (let i = 0; i < Number(o.runs); i++) {
   for (const arm of o.arms.split(',')) {
+    const run = nextRun(arm);
     const t0 = Date.now();
-    const out = join(dir, `${arm}-${i}`);
+    const out = join(dir, `${arm}-${run}`);
     const r = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'run', '--scenarios', o.scenarios, ...ARMS[arm], '--baseline-image', o.image,
-      '--baseline-file', join(dir, 'none.json'), '--out', out, '--json', '--seed', String(1000 + i), ...positionals], { encoding: 'utf8', maxBuffer: 1 << 30 });
+      '--baseline-file', join(dir, 'none.json'), '--out', out, '--json', '--seed', String(1000 + run), ...positionals], { encoding: 'utf8', maxBuffer: 1 << 30 });
     const wall = (Date.now() - t0) / 1000;
     let report;
-    try { report = JSON.parse(r.stdout); } catch { console.error(`${arm} #${i + 1}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`); continue; }
+    try { report = JSON.parse(r.stdout); } catch { console.error(`${arm} #${run}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`); continue; }
     const q = report.sequential;
     const gating = report.comparisons.filter((c) => c.gating).map((c) => ({ scenario: c.scenario, verdict: c.verdict, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
-    const row = { arm, run: i + 1, wallSeconds: Math.round(wall), verdict: report.verdict, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
+    const row = { arm, run, date: new Date().toISOString(), commit, wallSeconds: Math.round(wall), verdict: report.verdict, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
     results.push(row);
-    console.log(`${arm} #${i + 1}: ${row.verdict} in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
+    console.log(`${arm} #${row.run}: ${row.verdict} in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
       + gating.map((g) => `${g.scenario} ${g.verdict} ${((g.ratio - 1) * 100).toFixed(1)} % [${((g.ciLow - 1) * 100).toFixed(1)}, ${((g.ciHigh - 1) * 100).toFixed(1)}] n=${g.n}`).join('; '));
     if (o.out) writeFileSync(o.out, JSON.stringify({ scenarios: o.scenarios, image: o.image, results }, null, 1));
   }
 }
-console.log('\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts');
+// One-sided 95 % upper bound of a rate with k events in n runs (exact binomial, Clopper-Pearson).
+const upper95 = (k, n) => {
+  const cdf = (p) => { let s = 0, c = 1; for (let i = 0; i <= k; i++) { s += c * p ** i * (1 - p) ** (n - i); c = (c * (n - i)) / (i + 1); } return s; };
+  let lo = k / n, hi = 1;
+  for (let it = 0; it < 60; it++) { const mid = (lo + hi) / 2; if (cdf(mid) > 0.05) lo = mid; else hi = mid; }
+  return hi;
+};
+console.log('\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)');
 for (const arm of o.arms.split(',')) {
   const rs = results.filter((r) => r.arm === arm);
   const mins = rs.map((r) => r.wallSeconds / 60);
@@ -57,6 +76,7 @@ for (const arm of o.arms.split(',')) {
   const counts = new Map();
   for (const r of rs) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
   const verdicts = [...counts].map(([v, n]) => `${v} ${n}`).join(', ');
-  console.log(`${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}`);
+  const fails = rs.filter((r) => r.verdict === 'fail').length;
+  console.log(`${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}\t${fails}/${rs.length} (${(100 * upper95(fails, rs.length)).toFixed(1)} %)`);
 }
 
