@@ -9,11 +9,13 @@
 // Besides the recorded arms, the A/A pairs centred (the run-wide median ratio divided out) and
 // then made worse by --shifts give regressions of a known size. --holm 5 adds four null
 // scenarios drawn from other centred A/A rounds, so Holm's correction and the stopping rule see
-// the pr preset's five gating metrics; a gate run ends when every scenario has stopped.
+// the pr preset's five gating metrics; a gate run ends as soon as one scenario has failed (the
+// gate's fail-fast: the rest keep their verdict at that look) or, with --no-fail-fast, when every
+// scenario has stopped.
 // Time: pairs × --pair-seconds per scenario (pr: 24 pairs of its five scenarios ≈ 14 min, i.e.
 // ~7 s per scenario pair), broker boots not included.
 //   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power-2026-11-23-pr16.json] [--k 1000]
-//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--futility 0.1] [--tolerance 0.02]
+//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--futility 0.1] [--tolerance 0.02] [--no-fail-fast]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compareSamples, ALPHA } from '../src/compare/compare';
@@ -34,6 +36,7 @@ const { values: o } = parseArgs({
     seed: { type: 'string', default: '11' },
     futility: { type: 'string', default: String(DEFAULT_FUTILITY) },
     tolerance: { type: 'string' },
+    'no-fail-fast': { type: 'boolean', default: false },
   },
 });
 const saved = JSON.parse(readFileSync(o.from!, 'utf8')) as { values: Record<string, Record<string, Record<string, number[]>>>; seconds: number; warmup: number };
@@ -43,6 +46,7 @@ const ASKED = o.looks!.split(',').map(Number);
 const CAP = ASKED.at(-1)!;
 const PAIR_S = Number(o['pair-seconds']);
 const FUTILITY = Number(o.futility);
+const FAIL_FAST = o['no-fail-fast'] !== true;
 const one = resolveScenarios('one_fast').scenarios[0];
 // --tolerance: the gating metric's tolerance (default the scenario's, 5 % for throughput).
 const base: ScenarioSpec = o.tolerance ? { ...one, tolerances: { ...one.tolerances, [one.gate[0]]: Number(o.tolerance) } } : one;
@@ -101,6 +105,13 @@ function gateRun(a: Arm, m: number, random: () => number): { fixed: Verdict; seq
       const mine = cs.filter((c) => c.scenario === s.id);
       if (decidedAtLook(mine, FUTILITY) || li === LOOKS.length - 1) stopped[i] = { n, verdict: worst(mine.map((c) => c.verdict)) };
     });
+    // Fail-fast (as the gate's default): a failed scenario ends the run; the undecided ones keep
+    // their verdict at this look. --no-fail-fast: each runs until decided.
+    if (FAIL_FAST && stopped.some((x) => x?.verdict === 'fail')) {
+      specs.forEach((s, i) => {
+        stopped[i] ??= { n, verdict: worst(cs.filter((c) => c.scenario === s.id).map((c) => c.verdict)) };
+      });
+    }
     lastLook = n;
     if (stopped.every(Boolean)) break;
   }
@@ -134,6 +145,7 @@ for (const m of o.holm!.split(',').map(Number)) {
 }
 console.log(`tolerance: ${o.tolerance ? `${Number(o.tolerance) * 100} % (--tolerance)` : "the scenario's"}`);
 console.log(`futility: a scenario also stops when every gating CI rules out a regression of ${Math.round(FUTILITY * 100)} % or more (0 = off)`);
+console.log(`fail-fast: ${FAIL_FAST ? "on (a failed scenario ends the gate run)" : "off (--no-fail-fast: every scenario runs until decided)"}`);
 console.log(`time: ${PAIR_S} s per scenario pair (broker boots not included)\n`);
 console.log(['Holm m', 'arm', 'fixed: fail', 'seq: fail', 'seq: pass', 'fixed: min (pairs)', 'seq: median / p90 min', 'seq: gate runs ended after N pairs'].join('\t'));
 for (const m of o.holm!.split(',').map(Number)) {

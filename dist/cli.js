@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-7GSJ2NBG.js";
+} from "./chunks/chunk-PGPFKEZD.js";
 import {
   GateError,
   describeError
@@ -131,6 +131,8 @@ Options for run and refresh:
                          pairs and stop it once decided; the last is the cap (default: the
                          preset's looks \u2014 pr: 10,12,16,24,32,40 \u2014 unless --repetitions is given)
   --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
+  --no-fail-fast         run only, sequential A/B: run every scenario until decided, not only until
+                         the first look at which one fails
   --flame-graph          run only, A/B of containers: a differential flame graph (perf) of each
                          failing scenario in the HTML report (docs/evidence.md)
   --no-anchor            run only: compare with the stored trials even when the baseline records
@@ -184,11 +186,12 @@ var OPTIONS = {
   "no-anchor": { type: "boolean" },
   looks: { type: "string" },
   "no-sequential": { type: "boolean" },
+  "no-fail-fast": { type: "boolean" },
   "flame-graph": { type: "boolean" }
 };
 var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
 var COMMANDS = {
-  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor", "looks", "no-sequential", "flame-graph"], args: 0 },
+  run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor", "looks", "no-sequential", "no-fail-fast", "flame-graph"], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ["json", "html"], args: 2 },
   report: { options: ["json", "html"], args: 1 },
@@ -373,6 +376,7 @@ async function runCommand(mode, v) {
     freezeIdle: !v["no-freeze"],
     anchor: !v["no-anchor"],
     sequential: !v["no-sequential"],
+    failFast: !v["no-fail-fast"],
     flameGraph: v["flame-graph"] === true,
     looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks")
   };

@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-7GSJ2NBG.js";
+} from "./chunks/chunk-PGPFKEZD.js";
 import {
   GateError,
   describeError,
@@ -917,6 +917,7 @@ function readActionInputs() {
     failOnRegression: bool("fail-on-regression", DEFAULTS.failOnRegression),
     anchoredBaseline: bool("anchored-baseline", DEFAULTS.anchoredBaseline),
     sequential: bool("sequential", DEFAULTS.sequential),
+    failFast: bool("fail-fast", DEFAULTS.failFast),
     flameGraph: bool("flame-graph", DEFAULTS.flameGraph),
     looks: getInput("looks") ? parseLooks(getInput("looks"), "looks") : void 0,
     comment: oneOf("comment", getInput("comment") || DEFAULTS.comment, ["always", "on-change", "never"]),
@@ -5607,8 +5608,9 @@ var REPORT_SCHEMA = obj({
     futility: num2,
     stopped: { type: "object", additionalProperties: int },
     fixedPairs: int,
-    savedSeconds: num2
-  })
+    savedSeconds: num2,
+    failedFast: obj({ scenario: id, pairs: int })
+  }, ["failedFast"])
 }, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote"]);
 var validate;
 function invalid(file, what) {
@@ -5736,7 +5738,9 @@ function mergeReports(parts, stored, note = () => {
       sequential: {
         ...seq[0],
         stopped: Object.assign({}, ...seq.map((x) => x.stopped)),
-        savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0)
+        savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0),
+        // Each shard stops on its own fail; the merged report names the earliest.
+        failedFast: seq.map((x) => x.failedFast).filter((f) => f !== void 0).sort((a, b) => a.pairs - b.pairs)[0]
       }
     } : {}
   };
@@ -5917,6 +5921,7 @@ async function runMode(s, ctx, signal) {
     timeLimitSeconds: s.timeLimitMinutes * 60,
     anchor: s.anchoredBaseline,
     sequential: s.sequential,
+    failFast: s.failFast,
     looks: s.looks,
     flameGraph: s.flameGraph
   }, actionUi);

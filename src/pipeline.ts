@@ -5,7 +5,8 @@
 // cannot run (a node restart on a broker it did not start) are skipped on every target, with a
 // warning and a note in the report's errors. A check with an anchored stored baseline and no
 // reference starts the baseline's broker as its reference (src/broker/anchor.ts); a same-run A/B
-// with looks stops each scenario once decided (src/compare/sequential.ts); asked for, a failing
+// with looks stops each scenario once decided (src/compare/sequential.ts), and all of them at the
+// look where one fails (fail-fast, unless turned off); asked for, a failing
 // scenario of an A/B of containers gets a differential flame graph before the brokers stop
 // (src/workload/profile-window.ts).
 import { randomBytes } from 'node:crypto';
@@ -71,6 +72,9 @@ export interface RunOptions {
   looks?: number[];
   /** false: the fixed design even where the preset has looks. */
   sequential?: boolean;
+  /** Sequential A/B: once a scenario fails at a look the verdict is a fail, so the scenarios
+   *  still undecided stop at that look too (default true); false: each runs until decided. */
+  failFast?: boolean;
   /** A same-run A/B on containers: start them profilable (`+JPperf true`) and, for each failing
    *  scenario (at most two), record a differential flame graph with perf (src/broker/profile.ts). */
   flameGraph?: boolean;
@@ -114,6 +118,8 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   let focus: Focus | undefined;
   /** Sequential A/B: scenario id → the pairs it ran when it stopped. */
   const stopped = new Map<string, number>();
+  /** Sequential A/B, fail-fast: the scenario whose fail ended the run, and the look it failed at. */
+  let failedFast: { scenario: string; pairs: number } | undefined;
   // Flame graphs need perf on this runner and profilable containers on both sides.
   const noProfile = !opts.flameGraph ? undefined : !opts.reference ? 'no flame graph: it compares the two targets of a same-run A/B, and this run has one'
     : specs.some((x) => x.kind !== 'docker') ? 'no flame graph: only brokers this tool starts as containers can be profiled'
@@ -157,6 +163,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
     for (const p of plan) {
       if (trialSignal.aborted) break;
       if (stopped.has(p.scenario.id)) continue;
+      if (failedFast && p.trial >= failedFast.pairs) continue; // no round past the look that failed
       const handle = handles[specs.findIndex((s) => s.id === p.target)];
       await focus.on(handle);
       const result = await runTrial(p, handle, runId, trialSignal);
@@ -168,11 +175,23 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
         ? lookAt(design, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference) : undefined;
       if (look?.stop) {
         stopped.set(p.scenario.id, p.trial + 1);
-        const rest = plan.filter((q) => q.scenario.id === p.scenario.id && q.trial > p.trial);
+        const rest = failedFast ? [] : plan.filter((q) => q.scenario.id === p.scenario.id && q.trial > p.trial);
         planned -= rest.length;
         remaining -= estimateSeconds(rest);
         ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
       }
+      if (look && opts.failFast !== false && !failedFast && look.comparisons.some((c) => c.gating && c.verdict === 'fail')) {
+        failedFast = { scenario: p.scenario.id, pairs: p.trial + 1 };
+        const rest = plan.filter((q) => q.trial >= p.trial + 1 && !stopped.has(q.scenario.id));
+        planned -= rest.length;
+        remaining -= estimateSeconds(rest);
+      }
+    }
+    if (failedFast) {
+      // The scenarios not yet stopped finished this round (its look) and stop with it.
+      const cut = scenarios.filter((s) => !stopped.has(s.id) && trials.some((t) => t.scenario === s.id));
+      for (const s of cut) stopped.set(s.id, Math.min(failedFast.pairs, trials.filter((t) => t.scenario === s.id && t.target === opts.candidate.id).length));
+      if (cut.length) ui.info(`fail-fast: ${failedFast.scenario} failed after ${failedFast.pairs} pairs, so ${cut.map((s) => s.id).join(', ')} stopped there too (fail-fast: false runs each until decided)`);
     }
     // Before the brokers stop: a differential flame graph of each scenario the A/B fails.
     if (profiling && opts.reference && handles.length === 2 && !trialSignal.aborted) {
@@ -208,7 +227,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   const report = assembleReport({ opts: { ...opts, targetNote }, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design });
   if (flames.length) report.flames = flames;
   if (flameNote) report.flameNote = flameNote;
-  if (design && opts.reference) report.sequential = sequentialSummary(design, stopped, (id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)));
+  if (design && opts.reference) report.sequential = sequentialSummary(design, stopped, (id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)), failedFast);
   const candInfo = report.targets.find((t) => t.id === report.candidate);
   if (opts.mode === 'refresh' && candInfo) report.anchor = await anchorOf(opts.candidate, candInfo).catch(() => undefined);
   return report;

@@ -22,7 +22,7 @@ export async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<
   const opts = {
     repetitions: numberOpt('repetitions', v.repetitions, 1, true), seed: numberOpt('seed', v.seed, 0, true),
     duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0), freezeIdle: !v['no-freeze'],
-    anchor: !v['no-anchor'], sequential: !v['no-sequential'], flameGraph: v['flame-graph'] === true, looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'),
+    anchor: !v['no-anchor'], sequential: !v['no-sequential'], failFast: !v['no-fail-fast'], flameGraph: v['flame-graph'] === true, looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'),
   };
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t!.id, t!.label])));
   const read = readBaseline(baselineFile);

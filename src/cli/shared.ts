@@ -37,6 +37,8 @@ Options for run and refresh:
                          pairs and stop it once decided; the last is the cap (default: the
                          preset's looks — pr: 10,12,16,24,32,40 — unless --repetitions is given)
   --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
+  --no-fail-fast         run only, sequential A/B: run every scenario until decided, not only until
+                         the first look at which one fails
   --flame-graph          run only, A/B of containers: a differential flame graph (perf) of each
                          failing scenario in the HTML report (docs/evidence.md)
   --no-anchor            run only: compare with the stored trials even when the baseline records
@@ -75,12 +77,12 @@ const OPTIONS = {
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
   warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
-  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
 } as const;
 
 const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
 export const COMMANDS: Record<string, { options: string[]; args: number }> = {
-  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor', 'looks', 'no-sequential', 'flame-graph'], args: 0 },
+  run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor', 'looks', 'no-sequential', 'no-fail-fast', 'flame-graph'], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ['json', 'html'], args: 2 },
   report: { options: ['json', 'html'], args: 1 },

@@ -153,11 +153,16 @@ export function lookAt(d: SequentialDesign, scenario: ScenarioSpec, trials: RunR
   return { stop: decidedAtLook(comparisons, d.futility) || round >= d.looks.at(-1)!, comparisons };
 }
 
-/** The report's summary: where each scenario stopped and the trial time saved against the fixed design. */
-export function sequentialSummary(d: SequentialDesign, stopped: Map<string, number>, seconds: (scenarioId: string) => number): SequentialSummary {
+/** The report's summary: where each scenario stopped, the trial time saved against the fixed design,
+ *  and (fail-fast) which scenario's fail ended the run. */
+export function sequentialSummary(d: SequentialDesign, stopped: Map<string, number>, seconds: (scenarioId: string) => number,
+  failedFast?: SequentialSummary['failedFast']): SequentialSummary {
   let saved = 0;
   for (const [id, n] of stopped) saved += (d.fixedPairs - n) * 2 * seconds(id);
-  return { looks: d.looks, level: d.level, family: d.family, futility: d.futility, stopped: Object.fromEntries(stopped), fixedPairs: d.fixedPairs, savedSeconds: Math.round(saved) };
+  return {
+    looks: d.looks, level: d.level, family: d.family, futility: d.futility, stopped: Object.fromEntries(stopped), fixedPairs: d.fixedPairs, savedSeconds: Math.round(saved),
+    ...(failedFast ? { failedFast } : {}),
+  };
 }
 
 /** A same-run A/B's planned pairs and wall-time estimate for a selection: the fixed design's, and

@@ -27,6 +27,8 @@ export interface ActionSettings {
   anchoredBaseline: boolean;
   /** Same-run A/B: group-sequential where the preset (or `looks`) has looks; false: fixed design. */
   sequential: boolean;
+  /** Sequential A/B: a scenario's fail at a look ends the run (the others stop at that look). */
+  failFast: boolean;
   /** Same-run A/B on containers: a differential flame graph of each failing scenario (perf). */
   flameGraph: boolean;
   looks?: number[];
@@ -153,6 +155,7 @@ export function readActionInputs(): ActionSettings {
     failOnRegression: bool('fail-on-regression', DEFAULTS.failOnRegression),
     anchoredBaseline: bool('anchored-baseline', DEFAULTS.anchoredBaseline),
     sequential: bool('sequential', DEFAULTS.sequential),
+    failFast: bool('fail-fast', DEFAULTS.failFast),
     flameGraph: bool('flame-graph', DEFAULTS.flameGraph),
     looks: core.getInput('looks') ? parseLooks(core.getInput('looks'), 'looks') : undefined,
     comment: oneOf('comment', core.getInput('comment') || DEFAULTS.comment, ['always', 'on-change', 'never'] as const),

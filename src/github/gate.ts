@@ -112,7 +112,7 @@ export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortS
     scenarios: s.scenarios, candidate: targets.candidate, reference: targets.reference, repetitions: s.repetitions, seed: s.seed, shard: s.shard,
     mode, stored, duration: s.duration, warmup: s.warmup, cwd: workspace, runId, signal, targetNote: targets.note, targetDiff: targets.diff,
     timeLimitSeconds: s.timeLimitMinutes * 60, anchor: s.anchoredBaseline,
-    sequential: s.sequential, looks: s.looks, flameGraph: s.flameGraph,
+    sequential: s.sequential, failFast: s.failFast, looks: s.looks, flameGraph: s.flameGraph,
   }, actionUi);
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out: Outcome = {

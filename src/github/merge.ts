@@ -70,6 +70,8 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
     ...(seq[0] ? {
       sequential: {
         ...seq[0], stopped: Object.assign({}, ...seq.map((x) => x.stopped)), savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0),
+        // Each shard stops on its own fail; the merged report names the earliest.
+        failedFast: seq.map((x) => x.failedFast).filter((f) => f !== undefined).sort((a, b) => a.pairs - b.pairs)[0],
       },
     } : {}),
   };

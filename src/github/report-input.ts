@@ -78,7 +78,8 @@ const REPORT_SCHEMA = obj({
   sequential: obj({
     looks: { ...list({ type: 'integer', minimum: 1 }), minItems: 1 }, level: num, family: int, futility: num,
     stopped: { type: 'object', additionalProperties: int }, fixedPairs: int, savedSeconds: num,
-  }),
+    failedFast: obj({ scenario: id, pairs: int }),
+  }, ['failedFast']),
 }, ['effectNote', 'effectDiff', 'sequential', 'evidence', 'flames', 'flameNote']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;

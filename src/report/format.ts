@@ -58,7 +58,8 @@ export function ruleText(cs: readonly Comparison[], seq?: RunReport['sequential'
 
 /**
  * A group-sequential A/B in one sentence, for every format's headline: where each scenario
- * stopped and the trial time saved against the fixed design; empty otherwise.
+ * stopped and the trial time saved against the fixed design (and, fail-fast, whose fail ended the
+ * run); empty otherwise.
  */
 export function sequentialText(r: RunReport): string {
   const q = r.sequential;
@@ -70,7 +71,8 @@ export function sequentialText(r: RunReport): string {
     .map(([n, ids]) => `${ids.join(', ')} after ${n} pairs${n === cap ? ' (the cap)' : ` (look ${q.looks.indexOf(n) + 1} of ${q.looks.length})`}`).join('; ');
   const min = Math.abs(q.savedSeconds) / 60;
   const time = q.savedSeconds >= 0 ? `${min.toFixed(1)} min of trials saved` : `${min.toFixed(1)} min of trials more`;
-  return `Group-sequential A/B: ${where || 'no scenario finished'}; ${time} against the fixed ${q.fixedPairs} pairs.`;
+  const fast = q.failedFast ? ` Fail-fast: ${q.failedFast.scenario} failed after ${q.failedFast.pairs} pairs, so the scenarios still undecided stopped there.` : '';
+  return `Group-sequential A/B: ${where || 'no scenario finished'}; ${time} against the fixed ${q.fixedPairs} pairs.${fast}`;
 }
 
 /** The verdict in words, for every format's headline. */

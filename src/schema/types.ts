@@ -510,6 +510,9 @@ export interface SequentialSummary {
   /** The fixed design's pairs this replaces, and the trial time saved against it (negative: spent). */
   fixedPairs: number;
   savedSeconds: number;
+  /** Fail-fast: the scenario whose fail at a look ended the run (the verdict could no longer
+   *  change), and that look's pairs; the scenarios still undecided stopped there. */
+  failedFast?: { scenario: string; pairs: number };
 }
 
 /**

@@ -92,4 +92,13 @@ describe('sequentialDesign', () => {
       'Group-sequential A/B: one_fast, fanout10 after 12 pairs (look 1 of 4); fivers after 32 pairs (the cap); 1.9 min of trials saved against the fixed 24 pairs.');
     expect(sequentialText({} as RunReport)).toBe('');
   });
+
+  it('fail-fast: the summary names the scenario whose fail ended the run, and the sentence says the rest stopped there', () => {
+    const d = sequentialDesign([10, 12, 16, 24, 32, 40], 5, 24);
+    const q = sequentialSummary(d, new Map([['one_fast', 10], ['fanout10', 10], ['fivers', 10]]), () => 3.5, { scenario: 'one_fast', pairs: 10 });
+    expect(q.failedFast).toEqual({ scenario: 'one_fast', pairs: 10 });
+    expect(sequentialText({ sequential: q } as RunReport)).toBe('Group-sequential A/B: one_fast, fanout10, fivers after 10 pairs (look 1 of 6); '
+      + '4.9 min of trials saved against the fixed 24 pairs. Fail-fast: one_fast failed after 10 pairs, so the scenarios still undecided stopped there.');
+    expect(sequentialSummary(d, new Map(), () => 1)).not.toHaveProperty('failedFast');
+  });
 });

@@ -20,9 +20,10 @@ const scenario = (id: string) => ({
 });
 
 /** A report as an older release wrote it: no `kind` on the messaging scenario. */
-function olderReport(): string {
+function olderReport(extra: Record<string, unknown> = {}): string {
   const file = join(dir, `report-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify({
+    ...extra,
     schemaVersion: SCHEMA_VERSION, tool: { name: TOOL, version: '0.0.9' }, createdAt: '2025-01-01T00:00:00Z', mode: 'check',
     fingerprint: { tool: TOOL, toolVersion: '0.0.9', node: 'v24', os: 'Linux', kernel: '6', cpuModel: 'cpu', cores: 2, memoryBytes: 2 ** 33 },
     preset: 'smoke', repetitions: 3, seed: 1,
@@ -40,5 +41,17 @@ describe('stored reports without a scenario kind', () => {
       const churn = report.scenarios[1];
       expect(churn.kind === 'churn' && churn.churn.object).toBe('queue');
     }
+  });
+});
+
+describe('a sequential A/B\'s summary in a stored report (a shard\'s artifact: untrusted)', () => {
+  const sequential = { looks: [10, 12], level: 0.02, family: 5, futility: 0.1, stopped: { steady: 10 }, fixedPairs: 24, savedSeconds: 100 };
+  it('loads with and without the fail-fast field', () => {
+    expect(readReportFile(olderReport({ sequential })).sequential?.failedFast).toBeUndefined();
+    expect(readReportFile(olderReport({ sequential: { ...sequential, failedFast: { scenario: 'steady', pairs: 10 } } })).sequential?.failedFast)
+      .toEqual({ scenario: 'steady', pairs: 10 });
+  });
+  it('refuses a malformed fail-fast field', () => {
+    expect(() => readReportFile(olderReport({ sequential: { ...sequential, failedFast: { scenario: '', pairs: 'ten' } } }))).toThrow(/failedFast/);
   });
 });
