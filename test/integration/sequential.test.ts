@@ -4,8 +4,8 @@
 // reference no second core either: +S 2:1 alone came out at −8 % then) is decided at the
 // first look and the rest of the cap's rounds never run; with fail-fast (the default) a second
 // scenario stops at that look too, whatever it showed; the report says where each stopped, at
-// which level, whose fail ended the run, and what it cost against the fixed design. (The fixed design with --repetitions:
-// every other A/B test, e.g. anchored-baseline.test.ts.)
+// which level, whose fail ended the run, and what it cost against the fixed design. (The fixed
+// design with --repetitions: every other A/B test, e.g. anchored-baseline.test.ts.)
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
