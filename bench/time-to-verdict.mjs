@@ -33,8 +33,9 @@ writeFileSync(join(dir, 'cpu.yml'), `label: cpus 1.16\nimage: ${o.image}\nresour
 const ARMS = {
   aa: ['--image', o.image, '--broker-label', 'A/A candidate'],
   s21: ['--target', join(dir, 's21.yml')],
-  // A cgroup CPU quota of 1.16 cores: −12.8 % (a noisy hour) to −14.8 % (a quiet one) on pr's
-  // scenarios when bench/power.mjs recorded it — the issue's "injected −15 %".
+  // A cgroup CPU quota of 1.16 cores: −12.8 % (a noisy hour) to −14.8 % (a quiet one) on one_fast
+  // when bench/power.mjs recorded it, the issue's "injected −15 %"; on 2026-11-26 it gave −20 to
+  // −23 % (the effect of a quota depends on what else the machine runs).
   cpu: ['--target', join(dir, 'cpu.yml')],
 };
 const previous = o.append && o.out && existsSync(o.out) ? JSON.parse(readFileSync(o.out, 'utf8')) : undefined;
