@@ -19,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compareSamples, ALPHA } from '../src/compare/compare';
-import { DEFAULT_FUTILITY, DEFAULT_LOOKS, decidedAtLook, familyRate, sequentialDesign } from '../src/compare/sequential';
+import { DEFAULT_FUTILITY, DEFAULT_LOOKS, decidedAtLook, failedAtLook, familyRate, sequentialDesign } from '../src/compare/sequential';
 import { rng } from '../src/plan/plan';
 import { resolveScenarios } from '../src/config/catalogue';
 import type { Comparison, ScenarioSpec, Verdict } from '../src/schema/types';
@@ -107,7 +107,7 @@ function gateRun(a: Arm, m: number, random: () => number): { fixed: Verdict; seq
     });
     // Fail-fast (as the gate's default): a failed scenario ends the run; the undecided ones keep
     // their verdict at this look. --no-fail-fast: each runs until decided.
-    if (FAIL_FAST && stopped.some((x) => x?.verdict === 'fail')) {
+    if (FAIL_FAST && failedAtLook(cs)) {
       specs.forEach((s, i) => {
         stopped[i] ??= { n, verdict: worst(cs.filter((c) => c.scenario === s.id).map((c) => c.verdict)) };
       });

@@ -39,7 +39,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-PGPFKEZD.js";
+} from "./chunks/chunk-MQJOD2K4.js";
 import {
   GateError,
   describeError

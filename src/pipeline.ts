@@ -34,7 +34,7 @@ import { defaultRepetitions, trialsNeeded } from './compare/compare';
 import { isRunScope, judge, type Judgement } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
-import { lookAt, type SequentialDesign, sequentialDesign, sequentialSummary } from './compare/sequential';
+import { failedAtLook, lookAt, type SequentialDesign, sequentialDesign, sequentialSummary } from './compare/sequential';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -180,7 +180,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
         remaining -= estimateSeconds(rest);
         ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
       }
-      if (look && opts.failFast !== false && !failedFast && look.comparisons.some((c) => c.gating && c.verdict === 'fail')) {
+      if (look && opts.failFast !== false && !failedFast && failedAtLook(look.comparisons)) {
         failedFast = { scenario: p.scenario.id, pairs: p.trial + 1 };
         const rest = plan.filter((q) => q.trial >= p.trial + 1 && !stopped.has(q.scenario.id));
         planned -= rest.length;

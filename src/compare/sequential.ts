@@ -116,6 +116,12 @@ export function decidedAtLook(comparisons: readonly Comparison[], futility = 0):
     || (futility > 0 && (badEnd(c) ?? Number.POSITIVE_INFINITY) <= 1 + futility));
 }
 
+/** Fail-fast: a gating metric failed at this look, so the run's verdict is a fail whatever the
+ *  scenarios still undecided would show; they stop at this look too. */
+export function failedAtLook(comparisons: readonly Comparison[]): boolean {
+  return comparisons.some((c) => c.gating && c.verdict === 'fail');
+}
+
 /** A sequential A/B's plan: looks (the last one the cap), nominal level, Bonferroni family. */
 export interface SequentialDesign {
   looks: number[];
