@@ -109,17 +109,27 @@ describe('anchored baseline', () => {
     expect(page).toMatch(/<svg [^>]*aria-label="differential flame graph"/);
   });
 
-  it('an A/A against the recorded broker does not fail', () => {
-    const { code, report } = check(['--image', FLOATING, '--repetitions', '6', '--duration', '2']);
+  it('an A/A against the recorded broker finds no difference (twice in a row, if the first did)', () => {
+    // At six pairs a 95 % test calls an A/A significant by chance ~3 % of the time (all six pairs
+    // on one side), and fails it when they all land beyond −5 % on a busy shared machine. Twice in
+    // a row by chance is rare; a real difference between the candidate and the restarted broker
+    // shows in both runs.
+    const aa = () => check(['--image', FLOATING, '--repetitions', '6', '--duration', '2']);
+    const found = (r: RunReport) => r.verdict === 'fail' || gating(r).some((c) => !(c.ciLow! < 1 && c.ciHigh! > 1));
+    let { code, report } = aa();
+    if (found(report)) {
+      console.warn(`anchored A/A found a difference once, run again: ${gating(report).map((c) => c.reason).join('; ')}`);
+      ({ code, report } = aa());
+    }
     expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker/);
     expect(report.sequential).toBeUndefined(); // --repetitions: the fixed design
     expect(report.targetNote).not.toMatch(/names another image/);
     expect(report.verdict).not.toBe('fail');
     expect(code).toBe(0);
     const [c] = gating(report);
-    expect(c.ciLow!).toBeLessThan(1);
-    expect(c.ciHigh!).toBeGreaterThan(1);
-  });
+    expect(c.ciLow!, c.reason).toBeLessThan(1);
+    expect(c.ciHigh!, c.reason).toBeGreaterThan(1);
+  }, 300_000);
 
   it('a moved tag: the same tag now names 4.0.5, so the new image is A/B\'d against the old one', () => {
     expect(docker('tag', NEW, FLOATING).status).toBe(0);
