@@ -29,7 +29,7 @@ describe('group-sequential A/B', () => {
   it('+S 2:1 and half a core on the candidate: failed at look 1 (8 pairs), fail-fast stops the other scenario there, the cap\'s remaining rounds skipped, the report says so', () => {
     writeFileSync(join(tmp, 'slow.yml'), `label: two schedulers\nimage: ${OLD}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\nresources:\n  cpus: 0.5\n`);
     const r = cli(['run', '--scenarios', 'one_fast,one_one_one', '--target', 'slow.yml', '--baseline-image', OLD, '--looks', '8,10,12',
-      '--duration', '2', '--warmup', '1', '--seed', '3', '--baseline-file', 'none.json', '--json', '--out', 'out']);
+      '--duration', '1', '--warmup', '0.5', '--seed', '3', '--baseline-file', 'none.json', '--json', '--out', 'out']);
     expect(r.code, r.stderr).toBe(1);
     const report: RunReport = JSON.parse(r.stdout);
     expect(r.stderr).toMatch(/Running 48 trials .*group-sequential: each scenario judged after 8, 10, 12 pairs/);
