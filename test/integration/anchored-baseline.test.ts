@@ -24,7 +24,8 @@ const NEW = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
 const FLOATING = 'rabbitmq-perf-gate/rabbitmq:anchored-test';
 const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-anchor-'));
 const file = join(tmp, 'baseline.json');
-const short = ['--scenarios', 'one_fast', '--warmup', '1', '--seed', '5'];
+const scenario = ['--scenarios', 'one_fast', '--warmup', '1'];
+const short = [...scenario, '--seed', '5'];
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, encoding: 'utf8', timeout: 400_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env } });
@@ -33,8 +34,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
 const docker = (...args: string[]) => spawnSync('docker', args, { encoding: 'utf8' });
 const imageId = (ref: string) => docker('image', 'inspect', '--format', '{{.Id}}', ref).stdout.trim();
 
-function check(args: string[], env: Record<string, string> = {}): { code: number | null; report: RunReport; stderr: string } {
-  const r = cli(['run', ...short, '--baseline-file', file, '--json', '--out', join(tmp, 'out'), ...args], env);
+function check(args: string[], env: Record<string, string> = {}, order = short): { code: number | null; report: RunReport; stderr: string } {
+  const r = cli(['run', ...order, '--baseline-file', file, '--json', '--out', join(tmp, 'out'), ...args], env);
   expect(r.stdout, r.stderr).toMatch(/^\{/);
   return { code: r.code, report: JSON.parse(r.stdout), stderr: r.stderr };
 }
@@ -109,26 +110,30 @@ describe('anchored baseline', () => {
     expect(page).toMatch(/<svg [^>]*aria-label="differential flame graph"/);
   });
 
-  it('an A/A against the recorded broker finds no difference (twice in a row, if the first did)', () => {
-    // At six pairs a 95 % test calls an A/A significant by chance ~3 % of the time (all six pairs
-    // on one side), and fails it when they all land beyond −5 % on a busy shared machine. Twice in
-    // a row by chance is rare; a real difference between the candidate and the restarted broker
-    // shows in both runs.
-    const aa = () => check(['--image', FLOATING, '--repetitions', '6', '--duration', '2']);
-    const found = (r: RunReport) => r.verdict === 'fail' || gating(r).some((c) => !(c.ciLow! < 1 && c.ciHigh! > 1));
+  it('an A/A against the recorded broker does not fail (run again once if it did)', () => {
+    // What the gate promises for an A/A is no fail; at six two-second pairs on a busy shared
+    // machine a 90 % CI leaves 1 now and then in either direction (seen +6.7 % and +8.5 % in CI
+    // runs of a fixed order), so that is logged, not asserted. A fail by chance (the whole CI
+    // beyond −5 %) is rare; twice in a row, with a fresh trial order each time, rarer still,
+    // while a real difference between the candidate and the restarted broker fails both.
+    const aa = () => check(['--image', FLOATING, '--repetitions', '6', '--duration', '2'], {}, scenario); // a random order each run
+    // Each target's consumed rate in run order, so a difference that shows can be told from drift.
+    const rates = (r: RunReport) => r.trials.map((t) => `${t.order}:${t.target === ANCHOR_ID ? 'A' : 'C'} ${Math.round(t.metrics.consumed_rate ?? 0)}`).join(', ');
+    const said = (r: RunReport) => `seed ${r.seed}: ${gating(r).map((c) => c.reason).join('; ')}; trials ${rates(r)}`;
     let { code, report } = aa();
-    if (found(report)) {
-      console.warn(`anchored A/A found a difference once, run again: ${gating(report).map((c) => c.reason).join('; ')}`);
+    console.log(`anchored A/A, ${said(report)}`);
+    if (report.verdict === 'fail') {
+      console.warn('anchored A/A failed once, run again');
       ({ code, report } = aa());
+      console.log(`anchored A/A again, ${said(report)}`);
     }
     expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker/);
     expect(report.sequential).toBeUndefined(); // --repetitions: the fixed design
     expect(report.targetNote).not.toMatch(/names another image/);
-    expect(report.verdict).not.toBe('fail');
-    expect(code).toBe(0);
     const [c] = gating(report);
-    expect(c.ciLow!, c.reason).toBeLessThan(1);
-    expect(c.ciHigh!, c.reason).toBeGreaterThan(1);
+    expect(c).toMatchObject({ metric: 'consumed_rate', against: ANCHOR_ID, paired: true, nCandidate: 6 });
+    expect(report.verdict, said(report)).not.toBe('fail');
+    expect(code).toBe(0);
   }, 300_000);
 
   it('a moved tag: the same tag now names 4.0.5, so the new image is A/B\'d against the old one', () => {
