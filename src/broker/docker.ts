@@ -360,6 +360,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
             '-p', `127.0.0.1:${n.streamPort}:5552`, '-p', `127.0.0.1:${n.mqttPort}:1883`]
           : ['--network', 'host']),
         ...(spec.cpus ? ['--cpus', String(spec.cpus)] : []),
+        ...(spec.cpuset ? ['--cpuset-cpus', spec.cpuset] : []),
         ...(spec.memory ? ['--memory', spec.memory] : []),
         ...Object.entries(nodeEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
         spec.image]);

@@ -250,6 +250,9 @@ export interface DockerTargetSpec {
   env: Record<string, string>;
   /** Container limits (docker --cpus / --memory), also making runs more repeatable. */
   cpus?: number;
+  /** docker --cpuset-cpus: the host CPUs the broker runs on (e.g. "1"), to keep it off the load
+   *  generator's core. */
+  cpuset?: string;
   memory?: string;
   /** rabbitmqctl / rabbitmqadmin lines run after boot, before trials. */
   setup: string[];
@@ -519,7 +522,7 @@ export interface SequentialSummary {
  * The broker a baseline's trials ran on, recorded by `refresh` so that a later `check` can start
  * it again next to its candidate and decide by a same-run A/B (src/broker/anchor.ts).
  */
-export interface BrokerAnchor extends Pick<DockerTargetSpec, 'image' | 'nodes' | 'env' | 'cpus' | 'memory' | 'setup' | 'network'> {
+export interface BrokerAnchor extends Pick<DockerTargetSpec, 'image' | 'nodes' | 'env' | 'cpus' | 'cpuset' | 'memory' | 'setup' | 'network'> {
   // `image` is as the target declared it (a tag may move later); in `env`, values of
   // secret-looking names are stored as "***" and replaced by fresh random values when the
   // broker is started again.
