@@ -49,12 +49,12 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-MQJOD2K4.js";
+} from "./chunks/chunk-XGJ34YXO.js";
 import {
   GateError,
   describeError,
-  drainBeforeSignalExit
-} from "./chunks/chunk-KYWVVTLW.js";
+  interruptible
+} from "./chunks/chunk-UUYVWTDU.js";
 import {
   __commonJS,
   __require,
@@ -6036,22 +6036,18 @@ async function verifyPullRequest(token, ctx, wr, pr, prFile) {
 
 // src/main.ts
 async function run() {
-  const controller = new AbortController();
-  const cancel = () => controller.abort(new Error("the run was cancelled"));
-  process.once("SIGTERM", cancel);
-  process.once("SIGINT", cancel);
-  const work = (async () => {
+  await interruptible(async (signal) => {
     try {
       const s = readActionInputs();
       const ctx = readRunContext();
-      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, controller.signal);
+      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, signal);
       const { report } = out;
       setOutput("verdict", report.verdict);
       setOutput("regressions", String(report.regressions));
       setOutput("report", out.reportFile);
       if (out.commentUrl) setOutput("comment-url", out.commentUrl);
       if (out.refreshUrl) setOutput("refresh-url", out.refreshUrl);
-      if (controller.signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+      if (signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
       else if (out.stoppedEarly) setFailed(out.problem ?? "The run stopped early.");
       else {
         if (out.problem) error(out.problem, { title: "rabbitmq-perf-gate" });
@@ -6063,14 +6059,7 @@ async function run() {
       annotate(err);
       process.exitCode = ExitCode.Failure;
     }
-  })();
-  drainBeforeSignalExit(work);
-  try {
-    await work;
-  } finally {
-    process.off("SIGTERM", cancel);
-    process.off("SIGINT", cancel);
-  }
+  }, { reason: () => "the run was cancelled", drainMs: 7e3 });
 }
 
 // src/index.ts

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // The terminal front end: run and refresh (the same pipeline as the action), compare (two finished
 // reports, or a report against a baseline.json), report (Markdown or a self-contained HTML file)
-// and list. Progress goes to stderr (a bar with ETA on a terminal, plain lines in logs); results go
+// list and cleanup (containers left by killed runs). Progress goes to stderr (a bar with ETA on a terminal, plain lines in logs); results go
 // to stdout: a coloured table on a terminal (no colour with NO_COLOR), Markdown when piped, JSON
 // with --json. Exit status: 0 pass/warn/inconclusive, 1 on a regression, 2 on bad input or a
 // broken environment, 130 when interrupted. This file only dispatches: each command is a module in
-// src/cli/ (run.ts, list.ts, report.ts: report and compare), their shared options in shared.ts.
+// src/cli/ (run.ts, list.ts, cleanup.ts, report.ts: report and compare), their shared options in shared.ts.
 import { describeError } from './schema/errors';
 import { COMMANDS, HELP, parse } from './cli/shared';
 import { runCommand } from './cli/run';
 import { listCommand } from './cli/list';
+import { cleanupCommand } from './cli/cleanup';
 import { compareCommand, reportCommand } from './cli/report';
 
 function usageError(message: string): number {
@@ -46,6 +47,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'run': return await runCommand('check', values);
       case 'refresh': return await runCommand('refresh', values);
       case 'list': return listCommand(values);
+      case 'cleanup': return await cleanupCommand(values);
       case 'report': return reportCommand(args[0], values);
       default: return compareCommand(args, values);
     }

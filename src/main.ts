@@ -7,28 +7,25 @@ import { readRunContext } from './github/context';
 import { mergeMode, runMode, type Outcome } from './github/gate';
 import { commentMode } from './github/comment-mode';
 import { annotate } from './github/publish';
-import { drainBeforeSignalExit } from './broker/cleanup';
-
+import { interruptible } from './broker/cleanup';
 
 export async function run(): Promise<void> {
-  const controller = new AbortController();
-  const cancel = () => controller.abort(new Error('the run was cancelled'));
-  process.once('SIGTERM', cancel);
-  process.once('SIGINT', cancel);
-  const work = (async () => {
+  // On a cancel (SIGINT, then SIGTERM 7.5 s later), the containers go first and the partial
+  // report is written within 7 s (src/broker/cleanup.ts: interruptible).
+  await interruptible(async (signal) => {
     try {
       const s = readActionInputs();
       const ctx = readRunContext();
       const out: Outcome = s.mode === 'comment' ? await commentMode(s, ctx)
         : s.mode === 'merge' ? await mergeMode(s, ctx)
-        : await runMode(s, ctx, controller.signal);
+        : await runMode(s, ctx, signal);
       const { report } = out;
       core.setOutput('verdict', report.verdict);
       core.setOutput('regressions', String(report.regressions));
       core.setOutput('report', out.reportFile);
       if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);
       if (out.refreshUrl) core.setOutput('refresh-url', out.refreshUrl);
-      if (controller.signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+      if (signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
       else if (out.stoppedEarly) core.setFailed(out.problem ?? 'The run stopped early.');
       else {
         if (out.problem) core.error(out.problem, { title: 'rabbitmq-perf-gate' });
@@ -40,13 +37,5 @@ export async function run(): Promise<void> {
       annotate(err);
       process.exitCode = core.ExitCode.Failure;
     }
-  })();
-  // On a signal, the container clean-up waits (bounded) for the partial report to be written.
-  drainBeforeSignalExit(work);
-  try {
-    await work;
-  } finally {
-    process.off('SIGTERM', cancel);
-    process.off('SIGINT', cancel);
-  }
+  }, { reason: () => 'the run was cancelled', drainMs: 7_000 });
 }

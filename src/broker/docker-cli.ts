@@ -98,6 +98,12 @@ export async function listContainers(labels: string[]): Promise<string[]> {
   return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
 }
 
+/** Full ID → name of every running container (any owner), for naming the machine's other load. */
+export async function runningContainerNames(): Promise<Map<string, string>> {
+  const r = await docker(['ps', '--no-trunc', '--format', '{{.ID}}\t{{.Names}}'], { timeoutMs: 30_000 });
+  return new Map(r.stdout.split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t') as [string, string]));
+}
+
 export async function containerState(ref: string): Promise<{ running: boolean; exitCode: number } | undefined> {
   const r = await docker(['inspect', '--format', '{{.State.Running}} {{.State.ExitCode}}', ref], { allowFail: true });
   if (r.code !== 0) return undefined;

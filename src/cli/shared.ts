@@ -21,6 +21,8 @@ Usage:
   rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
   rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
   rabbitmq-perf-gate list                   presets and scenarios with expected durations
+  rabbitmq-perf-gate cleanup                remove broker containers left by runs whose process is gone
+                                            (a SIGKILL, an OOM kill); list those of runs still going
 
 Options for run and refresh:
   --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
@@ -52,13 +54,19 @@ Options for run and refresh:
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
   --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
+  --resume DIR           go on with an interrupted run from the report in DIR (its --out): the same
+                         seed, plan and settings; its targets (or the ones given) are started again
+                         and must be the same brokers; the trials it kept plus the rest of its plan
+                         are written to DIR (or --out)
 Output options (run, refresh, compare, report):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
 
 Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
-broken environment; 130 interrupted (partial results are still written).
+broken environment; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the containers are
+removed, the trials that ran are still written (no baseline) and --resume goes on with them; a
+second signal quits at once.
 
 Examples:
   rabbitmq-perf-gate list
@@ -68,6 +76,7 @@ Examples:
   rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --resume rabbitmq-perf-gate-report
   rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
 `;
 
@@ -76,17 +85,18 @@ const OPTIONS = {
   'broker-label': { type: 'string' }, image: { type: 'string' }, 'baseline-image': { type: 'string' },
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
-  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, resume: { type: 'string' },
   json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
 } as const;
 
-const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
+const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'resume', 'json', 'html'];
 export const COMMANDS: Record<string, { options: string[]; args: number }> = {
   run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor', 'looks', 'no-sequential', 'no-fail-fast', 'flame-graph'], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ['json', 'html'], args: 2 },
   report: { options: ['json', 'html'], args: 1 },
   list: { options: ['json'], args: 0 },
+  cleanup: { options: ['json'], args: 0 },
 };
 
 export function parse(argv: string[]) {

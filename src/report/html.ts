@@ -17,6 +17,7 @@ import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
 import { HTML_CSS } from './html-style';
+import { machineText } from './machine';
 
 export interface HtmlOptions {
   /** Gate name shown in the title (the action's `name` input). */
@@ -153,7 +154,7 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 <body><main>
 <header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headlineText(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
-${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}${r.flameNote ? `<p>${h(r.flameNote)}</p>` : ''}
+${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}${r.flameNote ? `<p>${h(r.flameNote)}</p>` : ''}${machineText(r) ? `<p>${h(machineText(r))}</p>` : ''}
 <p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons, r.sequential))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>

@@ -3,6 +3,7 @@
 // unchanged collapsed, environment and decision rule, trend chart; never over GitHub's
 // 65,536-character limit). All user text goes through md().
 import { isRunScope } from '../compare/judge';
+import { machineText } from './machine';
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
@@ -93,7 +94,8 @@ function runNotes(r: RunReport): string {
   return r.errors.filter((e) => isRunScope(e.scope)).map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '')
     + (seq ? `> ${md(seq)}\n` : '')
     + (r.effectNote ? `> ${md(r.effectNote)}\n` : '')
-    + (r.flameNote ? `> ${md(r.flameNote)}\n` : '');
+    + (r.flameNote ? `> ${md(r.flameNote)}\n` : '')
+    + (machineText(r) ? `> ${md(machineText(r)!)}\n` : '');
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {

@@ -389,6 +389,55 @@ export interface TrialResult {
   evidence?: Record<string, number>;
   /** The first trial of each scenario × target: its largest queue processes as the window closed. */
   topQueues?: TopQueue[];
+  /** How busy the machine was from the trial's start to its end (src/metrics/machine.ts). */
+  machine?: MachineLoad;
+}
+
+/** The machine's CPU over an interval (src/metrics/machine.ts): all of it, and what neither this
+ *  run's load generator nor its brokers used. Cores are averages over the interval. */
+export interface MachineLoad {
+  seconds: number;
+  /** Cores busy on the whole machine (/proc/stat, every CPU). */
+  busyCores: number;
+  /** Of those, used by other containers and processes than this run's generator and brokers. */
+  otherCores: number;
+  /** Shares of the machine's CPU time spent in steal (a hypervisor's other guests) and iowait. */
+  steal: number;
+  iowait: number;
+  /** Share of the interval in which some runnable task waited for a CPU (/proc/pressure/cpu),
+   *  where the kernel has PSI. */
+  cpuPressure?: number;
+  /** The other load's largest users. */
+  top?: LoadUser[];
+}
+
+/** Another container or process that used the machine's CPU during a run. */
+export interface LoadUser {
+  kind: 'container' | 'process';
+  /** A container's name, or a process's command name. */
+  name: string;
+  /** Processes counted under a process name. */
+  count?: number;
+  /** Cores, averaged over the interval. */
+  cores: number;
+}
+
+/** The machine around a run: at its start, over its trials, and the broker containers of other
+ *  runs it found (src/metrics/machine.ts, src/broker/cleanup.ts). */
+export interface MachineSummary {
+  cores: number;
+  /** Before this run's brokers started. */
+  start?: MachineLoad;
+  /** Over the trials: the other load's median and maximum (cores), the trials that ran on a busy
+   *  machine, and the other load's largest users averaged over all trials. */
+  trials?: { median: number; max: number; busy: number; of: number; top: LoadUser[] };
+  /** Other load of at least this many cores counts as a busy machine (a tenth of the cores). */
+  busyAbove: number;
+  busy: boolean;
+  /** Broker containers of other runs running when this run started (they take CPU and memory
+   *  from its measurements), and those removed because their run's process was gone. */
+  otherRuns?: string[];
+  removed?: string[];
 }
 
 /** Folded stacks of a profile: "scheduler;$gen_server2:handle_msg/2;…" → samples (src/metrics/flame.ts). */
@@ -496,6 +545,35 @@ export interface RunReport {
   anchor?: BrokerAnchor;
   /** A group-sequential same-run A/B: its looks and where each scenario stopped. */
   sequential?: SequentialSummary;
+  /** How busy the machine was at the start and during the trials. */
+  machine?: MachineSummary;
+  /** A run that stopped early (interrupted, time limit): what `run --resume DIR` needs to go on. */
+  resume?: ResumeRecord;
+  /** A resumed run: each resumption, with the trials it kept from before. */
+  resumed?: Array<{ at: string; kept: number }>;
+}
+
+/**
+ * What resuming a run that stopped early needs besides its trials, scenarios, seed and targets:
+ * the targets as they were given (before an anchored reference was added), secrets masked (env
+ * values of secret-looking names as "***", URL passwords as ***), and the options that shape
+ * its plan and trials.
+ */
+export interface ResumeRecord {
+  candidate: TargetSpec;
+  reference?: TargetSpec;
+  freezeIdle: boolean;
+  anchor: boolean;
+  failFast: boolean;
+  flameGraph: boolean;
+  /** The stored baseline file a CLI run read (set by the CLI). */
+  baselineFile?: string;
+  targetNote?: string;
+  targetDiff?: string;
+  /** Trials planned when it stopped. */
+  planned: number;
+  /** The order of the trial the stop cut short (run again on resume). */
+  cut?: number;
 }
 
 /** How a sequential A/B went (src/compare/sequential.ts). */
