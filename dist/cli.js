@@ -42,7 +42,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-XGJ34YXO.js";
+} from "./chunks/chunk-JJB3MIR4.js";
 import {
   GateError,
   describeContainer,
@@ -262,7 +262,7 @@ function readResult(file) {
 
 // src/cli/run.ts
 import { existsSync as existsSync2, statSync as statSync2 } from "node:fs";
-import { join, resolve as resolve3 } from "node:path";
+import { dirname, join, resolve as resolve3 } from "node:path";
 
 // src/config/cli-targets.ts
 import { existsSync, statSync } from "node:fs";
@@ -399,7 +399,7 @@ function interruptedRun(given, mode, v) {
   if (kind !== mode) throw new GateError(`it is a ${kind === "refresh" ? "refresh" : "run"}`, { file, field: "--resume" }, `resume it with "rabbitmq-perf-gate ${kind === "refresh" ? "refresh" : "run"} --resume ${given}"`);
   const fixed = PLAN_OPTIONS.find((o) => v[o] !== void 0);
   if (fixed) throw new GateError(`cannot be combined with --resume: the resumed run keeps the interrupted run's seed, plan and settings`, { field: `--${fixed}` }, `drop --${fixed}`);
-  return { report, file, dir: file.slice(0, file.lastIndexOf("/")) || "/", record: report.resume };
+  return { report, file, dir: dirname(file), record: report.resume };
 }
 async function runCommand(mode, v) {
   const prior = v.resume !== void 0 ? interruptedRun(v.resume, mode, v) : void 0;

@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-XGJ34YXO.js";
+} from "./chunks/chunk-JJB3MIR4.js";
 import {
   GateError,
   describeError,

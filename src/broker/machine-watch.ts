@@ -26,7 +26,7 @@ export class MachineWatch {
   static async begin(ui: Pick<Ui, 'info' | 'warn'>, signal?: AbortSignal): Promise<MachineWatch> {
     const sweep = await sweepOrphans().catch((e: unknown) => {
       // No Docker (a URL target on a runner without it) is normal; a daemon that errs is worth a line.
-      if (!/docker CLI was not found|daemon is not reachable/.test(describeError(e))) ui.warn(`could not look for containers left by other runs: ${describeError(e)}`);
+      if (!/docker CLI was not found|daemon is not reachable/.test(describeError(e))) ui.info(`could not look for containers left by other runs: ${describeError(e)}`);
       return undefined;
     });
     if (sweep) reportSweep(sweep, ui);
@@ -85,12 +85,13 @@ export class MachineWatch {
   }
 }
 
-/** The sweep in the log: what was removed, and what other runs' containers still load the machine. */
+/** The sweep in the log (info lines: the report's machine line says whether the machine was busy):
+ *  what was removed, and what other runs' containers still load the machine. */
 function reportSweep(s: Sweep, ui: Pick<Ui, 'info' | 'warn'>): void {
   const list = (cs: Sweep['removed']) => cs.map(describeContainer).join('; ');
-  if (s.removed.length) ui.warn(`Removed ${s.removed.length} broker container(s) left by runs whose process is gone: ${list(s.removed)}`);
+  if (s.removed.length) ui.info(`Removed ${s.removed.length} broker container(s) left by runs whose process is gone: ${list(s.removed)}`);
   const running = s.live.filter((c) => c.state === 'running');
-  if (running.length) ui.warn(`${running.length} broker container(s) of other runs still going are running on this machine and take CPU and memory from this run's measurements (left alone): ${list(running)}`);
+  if (running.length) ui.info(`${running.length} broker container(s) of other runs still going are running on this machine and take CPU and memory from this run's measurements (left alone): ${list(running)}`);
   const unknown = s.unknown.filter((c) => c.state === 'running' || c.state === 'paused');
-  if (unknown.length) ui.warn(`${unknown.length} rabbitmq-perf-gate container(s) without an owner on this host (started by an older version, or from another host) are running (left alone; remove them with docker rm -f once no run uses them): ${list(unknown)}`);
+  if (unknown.length) ui.info(`${unknown.length} rabbitmq-perf-gate container(s) without an owner on this host (started by an older version, or from another host) are running (left alone; remove them with docker rm -f once no run uses them): ${list(unknown)}`);
 }

@@ -6,7 +6,7 @@
 // after each trial, so that a killed run (SIGKILL, OOM) leaves what ran; --resume DIR goes on with
 // either (same seed and plan; its targets started again and proved the same brokers).
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DEFAULTS } from '../config/defaults';
 import type { Baseline, ResumeRecord, RunReport } from '../schema/types';
 import { describeError, GateError } from '../schema/errors';
@@ -44,7 +44,7 @@ function interruptedRun(given: string, mode: 'check' | 'refresh', v: Values): In
   if (kind !== mode) throw new GateError(`it is a ${kind === 'refresh' ? 'refresh' : 'run'}`, { file, field: '--resume' }, `resume it with "rabbitmq-perf-gate ${kind === 'refresh' ? 'refresh' : 'run'} --resume ${given}"`);
   const fixed = PLAN_OPTIONS.find((o) => v[o] !== undefined);
   if (fixed) throw new GateError(`cannot be combined with --resume: the resumed run keeps the interrupted run's seed, plan and settings`, { field: `--${fixed}` }, `drop --${fixed}`);
-  return { report, file, dir: file.slice(0, file.lastIndexOf('/')) || '/', record: report.resume };
+  return { report, file, dir: dirname(file), record: report.resume };
 }
 
 export async function runCommand(mode: 'check' | 'refresh', v: Values): Promise<number> {

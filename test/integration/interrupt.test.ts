@@ -214,7 +214,7 @@ describe('no orphans', () => {
     const l = cli('live', ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '8', ...short2, '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'live')]);
     await l.waitFor(/\[1\/8\]/);
     expect(containersOf(k.runId)).toEqual([]);
-    expect(l.stderr()).toMatch(new RegExp(`warning: Removed \\d+ broker container\\(s\\) left by runs whose process is gone: [^\\n]*${orphan[0]} \\(run ${k.runId}, pid ${k.p.pid}, running\\)`));
+    expect(l.stderr()).toMatch(new RegExp(`^Removed \\d+ broker container\\(s\\) left by runs whose process is gone: [^\\n]*${orphan[0]} \\(run ${k.runId}, pid ${k.p.pid}, running\\)`, 'm'));
     const live = namesOf(l.runId);
     expect(live).toHaveLength(1);
 
