@@ -42,7 +42,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-JJB3MIR4.js";
+} from "./chunks/chunk-JV7JWQDU.js";
 import {
   GateError,
   describeContainer,

@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-JJB3MIR4.js";
+} from "./chunks/chunk-JV7JWQDU.js";
 import {
   GateError,
   describeError,

@@ -37,7 +37,12 @@ export class MachineWatch {
     });
     const b = a && cpuSnapshot();
     const watch = new MachineWatch(sweep, a && b ? loadBetween(a, b) : undefined);
-    if (watch.start) await watch.learnNames(watch.start);
+    if (watch.start) {
+      await watch.learnNames(watch.start);
+      const m = watch.summary();
+      const who = m.start?.top?.slice(0, 3).map((u) => `${u.name} ${u.cores}`).join(', ');
+      ui.info(`Machine load at the start: other containers and processes used ${m.start!.otherCores} of ${m.cores} cores${who ? ` (${who})` : ''}${m.busy ? ': busy, measurements may be noisy' : ': quiet'}`);
+    }
     return watch;
   }
 
