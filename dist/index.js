@@ -23,6 +23,7 @@ import {
   delta,
   gitCommit,
   hasCommit,
+  headlineText,
   isRunScope,
   judge,
   lineDiff,
@@ -41,6 +42,7 @@ import {
   renderSummary,
   require_ajv,
   restContents,
+  runAnswer,
   runPipeline,
   storedMismatch,
   trialValues,
@@ -49,7 +51,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-MQJOD2K4.js";
+} from "./chunks/chunk-FMGUWGMP.js";
 import {
   GateError,
   describeError,
@@ -5492,6 +5494,7 @@ var obj = (properties, optional = []) => ({
 var list2 = (items) => ({ type: "array", items });
 var oneOf2 = (...values) => ({ enum: values });
 var verdict = oneOf2("pass", "warn", "fail", "inconclusive");
+var answer = oneOf2("regression", "no-regression", "undecided");
 var id = { type: "string", minLength: 1, maxLength: 200 };
 var COMPARISON = obj({
   scenario: id,
@@ -5516,8 +5519,11 @@ var COMPARISON = obj({
   reason: str,
   gating: { type: "boolean" },
   paired: { type: "boolean" },
-  failsBeyond: numOrNull
-}, ["paired", "failsBeyond"]);
+  failsBeyond: numOrNull,
+  equivalence: num2,
+  bound: numOrNull,
+  answer
+}, ["paired", "failsBeyond", "equivalence", "bound", "answer"]);
 var REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
   tool: obj({ name: { const: TOOL }, version: str }),
@@ -5586,6 +5592,7 @@ var REPORT_SCHEMA = obj({
   evidence: list2(COMPARISON),
   decidedBy: str,
   verdict,
+  answer,
   regressions: int,
   improvements: int,
   errors: list2(obj({ scope: str, message: str })),
@@ -5610,8 +5617,8 @@ var REPORT_SCHEMA = obj({
     fixedPairs: int,
     savedSeconds: num2,
     failedFast: obj({ scenario: id, pairs: int })
-  }, ["failedFast"])
-}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote"]);
+  }, ["failedFast", "futility"])
+}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote", "answer"]);
 var validate;
 function invalid(file, what) {
   return new GateError(
@@ -6047,6 +6054,8 @@ async function run() {
       const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, controller.signal);
       const { report } = out;
       setOutput("verdict", report.verdict);
+      setOutput("answer", runAnswer(report));
+      setOutput("headline", headlineText(report));
       setOutput("regressions", String(report.regressions));
       setOutput("report", out.reportFile);
       if (out.commentUrl) setOutput("comment-url", out.commentUrl);

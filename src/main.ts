@@ -8,6 +8,7 @@ import { mergeMode, runMode, type Outcome } from './github/gate';
 import { commentMode } from './github/comment-mode';
 import { annotate } from './github/publish';
 import { drainBeforeSignalExit } from './broker/cleanup';
+import { headlineText, runAnswer } from './report/format';
 
 
 export async function run(): Promise<void> {
@@ -24,6 +25,8 @@ export async function run(): Promise<void> {
         : await runMode(s, ctx, controller.signal);
       const { report } = out;
       core.setOutput('verdict', report.verdict);
+      core.setOutput('answer', runAnswer(report));
+      core.setOutput('headline', headlineText(report));
       core.setOutput('regressions', String(report.regressions));
       core.setOutput('report', out.reportFile);
       if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);

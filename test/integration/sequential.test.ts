@@ -33,7 +33,7 @@ describe('group-sequential A/B', () => {
     expect(r.code, r.stderr).toBe(1);
     const report: RunReport = JSON.parse(r.stdout);
     expect(r.stderr).toMatch(/Running 48 trials .*group-sequential: each scenario judged after 8, 10, 12 pairs/);
-    expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate fail; its remaining rounds are skipped/);
+    expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate regression; its remaining rounds are skipped/);
     // Fail-fast: one_one_one (decided at 8 or not) runs no round past the look one_fast failed at.
     expect(report.trials).toHaveLength(32);
     expect(report.sequential).toMatchObject({ looks: [8, 10, 12], family: 2, stopped: { one_fast: 8, one_one_one: 8 } });
