@@ -248,6 +248,9 @@ export function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonfer
     verdict = 'warn';
     why = wHi <= margin ? `${ruledOut}, but significantly worse by ${pctText(wLo - 1)} to ${pctText(wHi - 1)}, not beyond the tolerance for certain`
       : 'significantly worse, but the CI straddles the tolerance and reaches past the equivalence margin';
+  } else if (c.ciLow === null || c.ciHigh === null) {
+    verdict = 'inconclusive';
+    why = 'not decided: no confidence interval could be formed (a value was zero or missing), so no regression is ruled out';
   } else if (wHi > margin) {
     verdict = 'inconclusive';
     why = `not decided: no significant change, and the CI still reaches a regression of ${pctText(wHi - 1)}, past the ${pctText(margin - 1 - EDGE)} equivalence margin${moreTrialsHint(c, margin)}`;
@@ -260,7 +263,7 @@ export function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonfer
     why += `; not failing because ${mayNotFail}`;
   }
   c.verdict = verdict;
-  c.answer = answerOf(verdict, wHi <= margin);
+  c.answer = answerOf(verdict, c.ciLow !== null && c.ciHigh !== null && wHi <= margin);
   c.reason = `${why} (${rule})`;
 }
 

@@ -63,6 +63,16 @@ describe('throughput (higher is better): tolerance 5 %, margin 10 %', () => {
   });
 });
 
+describe('no CI, no answer', () => {
+  it('a comparison without an interval is never green, whatever its point estimate', () => {
+    const c = at('consumed_rate', 0.99, 1.01, NS);
+    Object.assign(c, { ciLow: null, ciHigh: null, ratio: 1, bound: null });
+    decide(c);
+    expect([c.verdict, c.answer]).toEqual(['inconclusive', 'undecided']);
+    expect(c.reason).toMatch(/^not decided: no confidence interval could be formed/);
+  });
+});
+
 describe('latency (lower is better): tolerance 25 %, margin 25 %', () => {
   it('red beyond the tolerance, warn touching it; green touching the margin, grey past it', () => {
     expect(at('latency_p50_ms', 1.25 + tiny, 1.6, SIG).answer).toBe('regression');
