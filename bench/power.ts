@@ -23,7 +23,7 @@ import { focusOn } from '../src/broker/focus';
 import { resolveScenarios } from '../src/config/catalogue';
 import { compareSamples, overallVerdict } from '../src/compare/compare';
 import { median } from '../src/compare/stats';
-import { toleranceFor } from '../src/metrics/definitions';
+import { toleranceFor } from '../src/compare/margins';
 import { runTrial } from '../src/workload/trial';
 import type { Comparison, DockerTargetSpec, ScenarioSpec, TrialResult } from '../src/schema/types';
 import { clopperPearson } from './lib/binomial';

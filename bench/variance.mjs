@@ -7,6 +7,8 @@
 //   pin      the load generator on CPU 0 (taskset) and both brokers on CPU 1 (target files'
 //            resources.cpuset), so the generator and the measured broker never share a core
 //   pingen   only the generator pinned (CPU 0); brokers on every core
+//   w1       1 s windows (1 s warm-up), w05: 0.5 s warm-up and 1.5 s window — shorter trials, more
+//            pairs a minute; compared by information per minute, 1 / (pair variance × seconds a pair)
 // A /proc/stat sampler runs beside every run, so each trial's window also gets the machine's
 // steal and iowait share, and the spread is printed before and after a CUPED-style adjustment of
 // the pair log ratios on the pair's difference in those covariates (θ fitted per arm).
@@ -43,6 +45,8 @@ const ARMS = {
   base: { pin: undefined, args: ['--target', target('A', ''), '--baseline-target', target('A2', '')] },
   pin: { pin: '0', args: ['--target', target('pA', '1'), '--baseline-target', target('pA2', '1')] },
   pingen: { pin: '0', args: ['--target', target('gA', ''), '--baseline-target', target('gA2', '')] },
+  w1: { pin: undefined, args: ['--target', target('wA', ''), '--baseline-target', target('wA2', ''), '--warmup', '1', '--duration', '1'] },
+  w05: { pin: undefined, args: ['--target', target('vA', ''), '--baseline-target', target('vA2', ''), '--warmup', '0.5', '--duration', '1.5'] },
 };
 
 /** /proc/stat's aggregate line every 200 ms: [ms, user, nice, system, idle, iowait, irq, softirq, steal]. */
@@ -175,6 +179,19 @@ for (const k of keys) {
 }
 const w = header.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((x, i) => x.padEnd(w[i])).join('  '));
+/** Median over gating metrics of (pair variance × seconds a pair): lower is more information a minute. */
+const cost = (a) => {
+  const perPair = median(reports[a].map((r) => r.durationSeconds / (r.repetitions * r.scenarios.length)));
+  const v = keys.map((k) => sd(reports[a].flatMap((r) => pairsOf(r)[k] ?? []).map((y) => y.d)) ** 2).filter((x) => x > 0);
+  return { perPair, each: keys.map((k) => sd(reports[a].flatMap((r) => pairsOf(r)[k] ?? []).map((y) => y.d)) ** 2 * perPair), v };
+};
+const first = Object.keys(reports)[0];
+for (const a of Object.keys(reports)) {
+  const c = cost(a);
+  const b = cost(first);
+  const rel = c.each.map((x, i) => b.each[i] / x).filter(Number.isFinite);
+  console.log(`${a}: ${c.perPair.toFixed(1)} s a scenario pair; information a minute against ${first}, per metric: ${rel.map((x) => x.toFixed(2)).join(', ')} (median ${median(rel).toFixed(2)})`);
+}
 for (const a of Object.keys(reports)) {
   const walls = reports[a].map((r) => r.durationSeconds / 60);
   const steal = reports[a].flatMap((r) => r.trials.map((t) => t.machine?.steal ?? 0));

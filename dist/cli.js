@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
+  ANSWER_WORD,
   DEFAULTS,
   TOOL_VERSION,
   abEstimate,
+  answerCell,
   baselineFromRun,
   baselineHint,
   buildPlan,
@@ -32,6 +34,7 @@ import {
   renderSummary,
   resolveScenarios,
   resumedTargets,
+  runAnswer,
   runPipeline,
   sequentialText,
   storedPowerText,
@@ -42,7 +45,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-JV7JWQDU.js";
+} from "./chunks/chunk-DT24FWDS.js";
 import {
   GateError,
   describeContainer,
@@ -73,11 +76,13 @@ function measuredTable(r, c) {
 function terminalTable(r, color) {
   const c = paint(color);
   const vc = { pass: "32", warn: "33", fail: "1;31", inconclusive: "2" };
-  const icon = { pass: "\u2714", warn: "!", fail: "\u2718", inconclusive: "?" };
   if (nothingToCompare(r)) return `${c("1", "= MEASURED")}  ${headlineText(r)}
 
 ${measuredTable(r, c)}`;
-  const head = `${c(vc[r.verdict] ?? "0", `${icon[r.verdict] ?? "?"} ${String(r.verdict).toUpperCase()}`)}  ${headlineText(r)}: ${r.regressions} regression(s), ${r.improvements} improvement(s) \u2014 decided by ${r.decidedBy}`;
+  const answer = runAnswer(r);
+  const ac = { regression: "1;31", "no-regression": r.verdict === "warn" ? "33" : "32", undecided: "2" };
+  const ai = { regression: "\u2718", "no-regression": r.verdict === "warn" ? "!" : "\u2714", undecided: "?" };
+  const head = `${c(ac[answer], `${ai[answer]} ${ANSWER_WORD[answer].toUpperCase()}`)}  ${headlineText(r)} \u2014 decided by ${r.decidedBy}`;
   if (!r.comparisons.length) return `${head}
 `;
   const power = storedPowerText(r);
@@ -91,12 +96,12 @@ ${measuredTable(r, c)}`;
     num(x.candidateMedian, x.unit),
     delta(x),
     nText(x),
-    x.verdict + (x.gating ? "" : " (info)")
+    answerCell(x) + (x.gating ? "" : " (info)")
   ]);
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
 `;
-  const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${ciLabel(r)}]`, "n", "Verdict"];
+  const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${ciLabel(r)}]`, "n", "Answer"];
   const { pad } = columns(header, rows, /* @__PURE__ */ new Set([2, 3, 4, 5]));
   const body = rows.map((row, k) => {
     const x = cs[k];
@@ -137,7 +142,7 @@ Options for run and refresh:
                          default a docker target is frozen while the other one is measured)
   --looks N,N,\u2026          run only, A/B: group-sequential \u2014 judge each scenario after these many
                          pairs and stop it once decided; the last is the cap (default: the
-                         preset's looks \u2014 pr: 10,12,16,24,32,40 \u2014 unless --repetitions is given)
+                         preset's looks \u2014 pr: 10,12,\u2026,64 \u2014 unless --repetitions is given)
   --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
   --no-fail-fast         run only, sequential A/B: run every scenario until decided, not only until
                          the first look at which one fails

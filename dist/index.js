@@ -19,10 +19,12 @@ import {
   DEFAULTS,
   SCHEMA_VERSION,
   TOOL,
+  answerCell,
   baselineFromRun,
   delta,
   gitCommit,
   hasCommit,
+  headlineText,
   isRunScope,
   judge,
   lineDiff,
@@ -41,6 +43,7 @@ import {
   renderSummary,
   require_ajv,
   restContents,
+  runAnswer,
   runPipeline,
   storedMismatch,
   trialValues,
@@ -49,7 +52,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-JV7JWQDU.js";
+} from "./chunks/chunk-DT24FWDS.js";
 import {
   GateError,
   describeError,
@@ -5318,7 +5321,8 @@ function annotateComparisons(report, workspace) {
     const rel = s && isAbsolute(s.file) ? relative(workspace, s.file) : void 0;
     const inRepo = rel && !rel.startsWith("..");
     const msg = `${c.scenario}: ${metricDef(c.metric).label} ${delta(c)} vs ${c.baselineLabel} \u2014 ${c.reason}`;
-    const props = inRepo ? { title: `Performance ${c.verdict}`, file: rel, startLine: s.lines.gate ?? s.lines.id ?? 1 } : { title: `Performance ${c.verdict}` };
+    const title = c.verdict === "fail" ? "Performance regression" : `Performance: ${answerCell(c)}`;
+    const props = inRepo ? { title, file: rel, startLine: s.lines.gate ?? s.lines.id ?? 1 } : { title };
     if (c.verdict === "fail") error(msg, props);
     else warning(msg, props);
   }
@@ -5492,6 +5496,7 @@ var obj = (properties, optional = []) => ({
 var list2 = (items) => ({ type: "array", items });
 var oneOf2 = (...values) => ({ enum: values });
 var verdict = oneOf2("pass", "warn", "fail", "inconclusive");
+var answer = oneOf2("regression", "no-regression", "undecided");
 var id = { type: "string", minLength: 1, maxLength: 200 };
 var COMPARISON = obj({
   scenario: id,
@@ -5516,8 +5521,11 @@ var COMPARISON = obj({
   reason: str,
   gating: { type: "boolean" },
   paired: { type: "boolean" },
-  failsBeyond: numOrNull
-}, ["paired", "failsBeyond"]);
+  failsBeyond: numOrNull,
+  equivalence: num2,
+  bound: numOrNull,
+  answer
+}, ["paired", "failsBeyond", "equivalence", "bound", "answer"]);
 var REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
   tool: obj({ name: { const: TOOL }, version: str }),
@@ -5586,6 +5594,7 @@ var REPORT_SCHEMA = obj({
   evidence: list2(COMPARISON),
   decidedBy: str,
   verdict,
+  answer,
   regressions: int,
   improvements: int,
   errors: list2(obj({ scope: str, message: str })),
@@ -5610,8 +5619,8 @@ var REPORT_SCHEMA = obj({
     fixedPairs: int,
     savedSeconds: num2,
     failedFast: obj({ scenario: id, pairs: int })
-  }, ["failedFast"])
-}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote"]);
+  }, ["failedFast", "futility"])
+}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote", "answer"]);
 var validate;
 function invalid(file, what) {
   return new GateError(
@@ -6043,6 +6052,8 @@ async function run() {
       const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, signal);
       const { report } = out;
       setOutput("verdict", report.verdict);
+      setOutput("answer", runAnswer(report));
+      setOutput("headline", headlineText(report));
       setOutput("regressions", String(report.regressions));
       setOutput("report", out.reportFile);
       if (out.commentUrl) setOutput("comment-url", out.commentUrl);

@@ -8,6 +8,7 @@ import { mergeMode, runMode, type Outcome } from './github/gate';
 import { commentMode } from './github/comment-mode';
 import { annotate } from './github/publish';
 import { interruptible } from './broker/cleanup';
+import { headlineText, runAnswer } from './report/format';
 
 export async function run(): Promise<void> {
   // On a cancel (SIGINT, then SIGTERM 7.5 s later), the containers go first and the partial
@@ -21,6 +22,8 @@ export async function run(): Promise<void> {
         : await runMode(s, ctx, signal);
       const { report } = out;
       core.setOutput('verdict', report.verdict);
+      core.setOutput('answer', runAnswer(report));
+      core.setOutput('headline', headlineText(report));
       core.setOutput('regressions', String(report.regressions));
       core.setOutput('report', out.reportFile);
       if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);

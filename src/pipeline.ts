@@ -36,11 +36,11 @@ import { flameGraphs } from './workload/profile-window';
 import { perfUnavailable } from './broker/profile';
 import type { FlameGraph } from './metrics/flame';
 import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
-import { defaultRepetitions, trialsNeeded } from './compare/compare';
 import { isRunScope, judge, type Judgement } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
-import { failedAtLook, lookAt, type SequentialDesign, sequentialDesign, sequentialSummary } from './compare/sequential';
+import { decidedAtLook, lookAt, type SequentialDesign, sequentialDesign, SequentialRun } from './compare/sequential';
+import { answerFor, defaultRepetitions, trialsNeeded } from './compare/compare';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -137,10 +137,8 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   /** The trials kept from the interrupted run (resume), by plan order; and the last trial this run started. */
   let kept = new Map<number, TrialResult>();
   let lastRun: TrialResult | undefined;
-  /** Sequential A/B: scenario id → the pairs it ran when it stopped. */
-  const stopped = new Map<string, number>();
-  /** Sequential A/B, fail-fast: the scenario whose fail ended the run, and the look it failed at. */
-  let failedFast: { scenario: string; pairs: number } | undefined;
+  /** Sequential A/B: the stopping policy (who stopped where, fail-fast), set once the targets are up. */
+  let seq: SequentialRun | undefined;
   // Flame graphs need perf on this runner and profilable containers on both sides.
   const noProfile = !opts.flameGraph ? undefined : !opts.reference ? 'no flame graph: it compares the two targets of a same-run A/B, and this run has one'
     : specs.some((x) => x.kind !== 'docker') ? 'no flame graph: only brokers this tool starts as containers can be profiled'
@@ -158,7 +156,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
       opts: { ...opts, targetNote }, scenarios, handles, trials, errors: message ? [...errors, { scope: 'run', message }] : [...errors],
       seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design,
     });
-    if (design && opts.reference) report.sequential = sequentialSummary(design, stopped, (id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)), failedFast);
+    if (seq) report.sequential = seq.summary((id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)));
     report.machine = watch.summary([...kept.values()].map((t) => t.machine).filter((m): m is MachineLoad => m !== undefined));
     if (prior) {
       report.createdAt = prior.createdAt;
@@ -215,10 +213,10 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
     }
     ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${repetitions}), about ${Math.round(remaining)} s, seed ${seed}`
       + (design ? `; group-sequential: each scenario judged after ${design.looks.join(', ')} pairs and stopped once decided` : ''));
-    for (const p of plan) {
+    seq = design && opts.reference ? new SequentialRun(design, opts.failFast !== false) : undefined;
+    for (const [i, p] of plan.entries()) {
       if (trialSignal.aborted) break;
-      if (stopped.has(p.scenario.id)) continue;
-      if (failedFast && p.trial >= failedFast.pairs) continue; // no round past the look that failed
+      if (seq && !seq.runs(p.scenario.id, p.trial)) continue;
       let result = kept.get(p.order);
       if (!result) {
         const handle = handles[specs.findIndex((s) => s.id === p.target)];
@@ -237,28 +235,20 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
         given.checkpoint?.(packaged({ why: "the run's process ended" }));
       }
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
-      const look = design && opts.reference && roundDone(trials, p, specs.length)
-        ? lookAt(design, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference) : undefined;
-      if (look?.stop) {
-        stopped.set(p.scenario.id, p.trial + 1);
-        const rest = failedFast ? [] : plan.filter((q) => q.scenario.id === p.scenario.id && q.trial > p.trial);
-        planned -= rest.length;
-        remaining -= estimateSeconds(rest);
-        ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
-      }
-      if (look && opts.failFast !== false && !failedFast && failedAtLook(look.comparisons)) {
-        failedFast = { scenario: p.scenario.id, pairs: p.trial + 1 };
-        const rest = plan.filter((q) => q.trial >= p.trial + 1 && !stopped.has(q.scenario.id));
-        planned -= rest.length;
-        remaining -= estimateSeconds(rest);
+      if (!seq || !opts.reference || !seq.isLook(p.trial + 1) || !roundDone(trials, p, specs.length)) continue;
+      const look = lookAt(design!, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference)!;
+      const event = seq.look(p.scenario.id, p.trial + 1, look.comparisons);
+      if (event.stop) ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
+      if (event.stop || event.failFast) {
+        // What is left of the plan: the rounds the policy still runs.
+        const rest = plan.slice(i + 1).filter((q) => seq!.runs(q.scenario.id, q.trial));
+        planned = trials.length + rest.length;
+        remaining = estimateSeconds(rest);
       }
     }
-    if (failedFast) {
-      // The scenarios not yet stopped finished this round (its look) and stop with it.
-      const cut = scenarios.filter((s) => !stopped.has(s.id) && trials.some((t) => t.scenario === s.id));
-      for (const s of cut) stopped.set(s.id, Math.min(failedFast.pairs, trials.filter((t) => t.scenario === s.id && t.target === opts.candidate.id).length));
-      if (cut.length) ui.info(`fail-fast: ${failedFast.scenario} failed after ${failedFast.pairs} pairs, so ${cut.map((s) => s.id).join(', ')} stopped there too (fail-fast: false runs each until decided)`);
-    }
+    const ran = new Map(scenarios.map((s) => [s.id, trials.filter((t) => t.scenario === s.id && t.target === opts.candidate.id).length]));
+    const cut = seq?.finish(ran) ?? [];
+    if (cut.length) ui.info(`fail-fast: ${seq!.failedFast!.scenario} failed after ${seq!.failedFast!.pairs} pairs, so ${cut.join(', ')} stopped there too (fail-fast: false runs each until decided)`);
     // Before the brokers stop: a differential flame graph of each scenario the A/B fails.
     if (profiling && opts.reference && handles.length === 2 && !trialSignal.aborted) {
       const provisional = judgementOf({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus.freezing, design });
@@ -358,7 +348,7 @@ interface Assembly {
 
 /** The design a sequential A/B ran with, from its report. */
 function designOf(q: SequentialSummary): SequentialDesign {
-  return { looks: q.looks, level: q.level, family: q.family, futility: q.futility, fixedPairs: q.fixedPairs };
+  return { looks: q.looks, level: q.level, family: q.family, fixedPairs: q.fixedPairs };
 }
 
 /** Both targets have run this trial's round of its scenario. */
@@ -366,15 +356,13 @@ function roundDone(trials: TrialResult[], p: { scenario: ScenarioSpec; trial: nu
   return trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial).length === targets;
 }
 
-/** One log line for a scenario that stopped at a look: its verdicts, why, and the pairs it took. */
+/** One log line for a scenario that stopped at a look: its answers, why, and the pairs it took. */
 function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign): string {
   const k = d.looks.indexOf(pairs) + 1;
   const gating = cs.filter((c) => c.gating);
-  const verdicts = gating.map((c) => `${c.metric} ${c.verdict}`).join(', ');
-  if (k === d.looks.length) return `ran to the cap, ${pairs} pairs: ${verdicts}`;
-  const why = gating.every((c) => c.verdict === 'fail' || c.verdict === 'pass') ? 'decided'
-    : `stopped for futility (every CI rules out a regression of ${Math.round(d.futility * 100)} % or more)`;
-  return `${why} at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${verdicts}; its remaining rounds are skipped`;
+  const answers = gating.map((c) => `${c.metric} ${answerFor(c)}${c.bound !== null && c.bound !== undefined && answerFor(c) !== 'regression' ? ` (bound ${(100 * Math.max(0, c.bound)).toFixed(1)} %)` : ''}`).join(', ');
+  if (!decidedAtLook(cs)) return `ran to the cap, ${pairs} pairs, not decided: ${answers}`;
+  return `decided at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${answers}${k < d.looks.length ? '; its remaining rounds are skipped' : ''}`;
 }
 
 /** Two targets read back from their brokers: identical in effect, or where they differ. */

@@ -37,7 +37,7 @@ Options for run and refresh:
                          default a docker target is frozen while the other one is measured)
   --looks N,N,…          run only, A/B: group-sequential — judge each scenario after these many
                          pairs and stop it once decided; the last is the cap (default: the
-                         preset's looks — pr: 10,12,16,24,32,40 — unless --repetitions is given)
+                         preset's looks — pr: 10,12,…,64 — unless --repetitions is given)
   --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
   --no-fail-fast         run only, sequential A/B: run every scenario until decided, not only until
                          the first look at which one fails

@@ -26,6 +26,8 @@ export interface Preset {
   looks?: number[];
   /** Tolerance of every gating metric of the preset's scenarios, as a fraction (strict: 0.02). */
   tolerance?: number;
+  /** Equivalence margin of every gating metric of the preset's scenarios (src/compare/margins.ts). */
+  margin?: number;
 }
 
 /** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs and looks. */
@@ -100,6 +102,7 @@ export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadO
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({
       ...s, warmupSeconds: preset.warmup ?? s.warmupSeconds, durationSeconds: preset.duration ?? s.durationSeconds,
       tolerances: preset.tolerance === undefined ? s.tolerances : { ...s.tolerances, ...Object.fromEntries(s.gate.map((m) => [m, preset.tolerance!])) },
+      ...(preset.margin === undefined ? {} : { margins: { ...s.margins, ...Object.fromEntries(s.gate.map((m) => [m, preset.margin!])) } }),
     }));
     return { name: preset.name, scenarios, pairs: preset.pairs, looks: preset.looks };
   }

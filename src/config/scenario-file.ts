@@ -26,6 +26,7 @@ interface RawScenario extends RawWorkload {
   duration?: number;
   gate?: string[];
   tolerances?: Record<string, number>;
+  margins?: Record<string, number>;
   phases?: RawPhase[];
   churn?: Partial<ChurnSpec> & Pick<ChurnSpec, 'object'>;
   import?: Partial<ImportSpec> & Pick<ImportSpec, 'queues'>;
@@ -184,8 +185,8 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
         'gate on what the clients see (a rate or latency); the evidence is compared and shown anyway (docs/evidence.md)');
     }
   }
-  for (const id of Object.keys(raw.tolerances ?? {})) {
-    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, '/tolerances', id), field: `tolerances.${id}` }, 'use a metric id from src/metrics/definitions.ts');
+  for (const key of ['tolerances', 'margins'] as const) for (const id of Object.keys(raw[key] ?? {})) {
+    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, `/${key}`, id), field: `${key}.${id}` }, 'use a metric id from src/metrics/definitions.ts');
   }
 
   const base: ScenarioSpec = {
@@ -197,6 +198,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     durationSeconds: raw.duration ?? run.time ?? 10,
     gate,
     tolerances: raw.tolerances ?? {},
+    ...(raw.margins ? { margins: raw.margins } : {}),
     file,
     lines: fieldLines,
     ...own,

@@ -22,6 +22,7 @@ const obj = (properties: Record<string, unknown>, optional: string[] = []) => ({
 const list = (items: unknown) => ({ type: 'array', items });
 const oneOf = (...values: string[]) => ({ enum: values });
 const verdict = oneOf('pass', 'warn', 'fail', 'inconclusive');
+const answer = oneOf('regression', 'no-regression', 'undecided');
 const id = { type: 'string', minLength: 1, maxLength: 200 };
 
 const COMPARISON = obj({
@@ -29,7 +30,8 @@ const COMPARISON = obj({
   nBaseline: int, nCandidate: int, baselineMedian: numOrNull, candidateMedian: numOrNull, ratio: numOrNull, ciLow: numOrNull,
   ciHigh: numOrNull, pValue: numOrNull, pAdjusted: numOrNull, tolerance: num, change: oneOf('better', 'worse', 'same', 'unknown'),
   verdict, reason: str, gating: { type: 'boolean' }, paired: { type: 'boolean' }, failsBeyond: numOrNull,
-}, ['paired', 'failsBeyond']);
+  equivalence: num, bound: numOrNull, answer,
+}, ['paired', 'failsBeyond', 'equivalence', 'bound', 'answer']);
 
 const REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
@@ -66,6 +68,7 @@ const REPORT_SCHEMA = obj({
   evidence: list(COMPARISON),
   decidedBy: str,
   verdict,
+  answer,
   regressions: int,
   improvements: int,
   errors: list(obj({ scope: str, message: str })),
@@ -79,8 +82,8 @@ const REPORT_SCHEMA = obj({
     looks: { ...list({ type: 'integer', minimum: 1 }), minItems: 1 }, level: num, family: int, futility: num,
     stopped: { type: 'object', additionalProperties: int }, fixedPairs: int, savedSeconds: num,
     failedFast: obj({ scenario: id, pairs: int }),
-  }, ['failedFast']),
-}, ['effectNote', 'effectDiff', 'sequential', 'evidence', 'flames', 'flameNote']);
+  }, ['failedFast', 'futility']),
+}, ['effectNote', 'effectDiff', 'sequential', 'evidence', 'flames', 'flameNote', 'answer']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 

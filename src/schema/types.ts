@@ -69,6 +69,9 @@ interface ScenarioBase {
   gate: string[];
   /** Per-metric tolerance overrides, as a fraction (0.1 = 10 %). */
   tolerances: Record<string, number>;
+  /** Per-metric equivalence margin overrides (green once the CI's bad end is inside; never below
+   *  the tolerance; src/compare/margins.ts). */
+  margins?: Record<string, number>;
   /** File the spec came from and the line of each top-level field, for annotations. */
   file: string;
   lines: Record<string, number>;
@@ -465,6 +468,13 @@ export interface TopQueue {
 }
 
 export type Verdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
+/**
+ * What a gating metric (or a run) says in words (src/compare/compare.ts): 'regression' (red: the
+ * whole CI beyond the tolerance — verdict fail), 'no-regression' (green: the CI's bad end, a
+ * one-sided 95 % bound, inside the equivalence margin — "no regression of X % or more"; verdict
+ * pass, or warn for a significant slowdown within that bound), 'undecided' (grey: neither yet).
+ */
+export type Answer = 'regression' | 'no-regression' | 'undecided';
 export type Change = 'better' | 'worse' | 'same' | 'unknown';
 
 export interface Comparison {
@@ -487,6 +497,14 @@ export interface Comparison {
   pValue: number | null;
   pAdjusted: number | null;
   tolerance: number;
+  /** Equivalence margin (src/compare/margins.ts): green once the CI's bad end lies inside it.
+   *  Absent in reports written before it existed. */
+  equivalence?: number;
+  /** The CI's bad end as a fraction in the bad direction (0.062: "no regression of 6.2 % or more"
+   *  can be claimed; negative: better even at the bad end); null without a CI. */
+  bound?: number | null;
+  /** The answer this comparison gives (absent in older reports: derived from verdict). */
+  answer?: Answer;
   change: Change;
   verdict: Verdict;
   /** The decision rule and why it gave this verdict, in one sentence. */
@@ -537,6 +555,8 @@ export interface RunReport {
   effectNote?: string;
   effectDiff?: string[];
   verdict: Verdict;
+  /** The run's answer from its gating comparisons (absent in older reports). */
+  answer?: Answer;
   regressions: number;
   improvements: number;
   errors: RunError[];
@@ -584,8 +604,9 @@ export interface SequentialSummary {
   level: number;
   /** The gating metrics of the whole selection (Bonferroni factor; shards share it). */
   family: number;
-  /** Futility margin: a scenario also stopped once its CIs ruled out a regression this large. */
-  futility: number;
+  /** Reports before the equivalence margins (src/compare/margins.ts) took its place: one futility
+   *  margin for every metric. */
+  futility?: number;
   /** scenario id → the pairs it ran when it stopped (decided, or at the cap). */
   stopped: Record<string, number>;
   /** The fixed design's pairs this replaces, and the trial time saved against it (negative: spent). */

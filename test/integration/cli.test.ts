@@ -184,10 +184,10 @@ describe('bundled CLI', () => {
   it.skipIf(!hasScript)('on a terminal: coloured table; NO_COLOR keeps the table without colour', () => {
     const c = tty(['compare', 'new.json', 'old.json']);
     expect(c.code).toBe(1);
-    expect(c.out).toMatch(/\x1b\[1;31m✘ FAIL/);
-    expect(c.out).toMatch(/Scenario\s+Metric\s+Baseline\s+Now\s+Δ \[90 % CI\]\s+n\s+Verdict/);
+    expect(c.out).toMatch(/\x1b\[1;31m✘ REGRESSION/);
+    expect(c.out).toMatch(/Scenario\s+Metric\s+Baseline\s+Now\s+Δ \[90 % CI\]\s+n\s+Answer/);
     const plain = tty(['compare', 'new.json', 'old.json'], { NO_COLOR: '1' });
-    expect(plain.out).toContain('✘ FAIL');
+    expect(plain.out).toContain('✘ REGRESSION');
     expect(plain.out).not.toContain('\x1b[');
   });
 
