@@ -210,11 +210,20 @@ describe('no orphans', () => {
     const labels = JSON.parse(docker('inspect', '--format', '{{json .Config.Labels}}', orphan[0]));
     expect(labels).toMatchObject({ 'rabbitmq-perf-gate.owner-pid': String(k.p.pid), 'rabbitmq-perf-gate.owner-start': expect.stringMatching(/^\d+$/) });
 
-    // L, the next run, sweeps K's broker up before it starts its own.
-    const l = cli('live', ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '8', ...short2, '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'live')]);
-    await l.waitFor(/\[1\/8\]/);
+    // L, the next run, sweeps K's broker up before it starts its own. (Host ports are checked free,
+    // not reserved, across processes: should another session's broker take L's port while it
+    // boots, L fails with "rejected the target's credentials" — then L is started once more.)
+    const startL = () => cli('live', ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '8', ...short2, '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'live')]);
+    let l = startL();
+    const sweptBy = l;
+    await l.waitFor(/\[1\/8\]/).catch(async (e: Error) => {
+      await l.exited;
+      if (!/rejected the target's credentials/.test(l.stderr())) throw e;
+      l = startL();
+      await l.waitFor(/\[1\/8\]/);
+    });
     expect(containersOf(k.runId)).toEqual([]);
-    expect(l.stderr()).toMatch(new RegExp(`^Removed \\d+ broker container\\(s\\) left by runs whose process is gone: [^\\n]*${orphan[0]} \\(run ${k.runId}, pid ${k.p.pid}, running\\)`, 'm'));
+    expect(sweptBy.stderr()).toMatch(new RegExp(`^Removed \\d+ broker container\\(s\\) left by runs whose process is gone: [^\\n]*${orphan[0]} \\(run ${k.runId}, pid ${k.p.pid}, running\\)`, 'm'));
     const live = namesOf(l.runId);
     expect(live).toHaveLength(1);
 
