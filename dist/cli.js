@@ -45,7 +45,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-DT24FWDS.js";
+} from "./chunks/chunk-43VB7CPI.js";
 import {
   GateError,
   describeContainer,

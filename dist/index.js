@@ -52,7 +52,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-DT24FWDS.js";
+} from "./chunks/chunk-43VB7CPI.js";
 import {
   GateError,
   describeError,

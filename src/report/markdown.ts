@@ -97,7 +97,7 @@ function runNotes(r: RunReport): string {
     + (seq ? `> ${md(seq)}\n` : '')
     + (r.effectNote ? `> ${md(r.effectNote)}\n` : '')
     + (r.flameNote ? `> ${md(r.flameNote)}\n` : '')
-    + (machineText(r) ? `> ${md(machineText(r)!)}\n` : '');
+    + (r.machine?.busy ? `> ${md(machineText(r)!)}\n` : ''); // a quiet machine: in the HTML report and the terminal
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
