@@ -49,7 +49,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-MQJOD2K4.js";
+} from "./chunks/chunk-5BD7A37E.js";
 import {
   GateError,
   describeError,
