@@ -76,18 +76,18 @@ export function release(argv) {
   if (notes === undefined) throw new ReleaseError(`CHANGELOG.md has no section for ${version}: add "## [${version}] - ${new Date().toISOString().slice(0, 10)}" with the release's changes`);
   if (notes === '') throw new ReleaseError(`CHANGELOG.md's section for ${version} is empty: list the release's changes under it`);
 
+  const head = git('rev-parse', 'HEAD');
+  const local = spawnSync('git', ['rev-parse', '-q', '--verify', `refs/tags/${tag}`], { encoding: 'utf8' });
+  if (local.status === 0 || remoteHasTag(values.remote, tag)) {
+    throw new ReleaseError(`${tag} already exists: a released version is never moved; release the next version instead`);
+  }
+
   say(`Building (${values.build}) to check that the committed dist/ is fresh…`);
   const built = spawnSync(values.build, { shell: true, stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.status !== 0) throw new ReleaseError(`the build (${values.build}) failed with exit status ${built.status}`);
   const changed = dirtyFiles();
   if (changed.length) {
     throw new ReleaseError(`dist/ is stale: the build changed ${changed.slice(0, 5).map((l) => l.slice(3)).join(', ')}${changed.length > 5 ? ', …' : ''}; run npm run bundle, commit dist/, then release`);
-  }
-
-  const head = git('rev-parse', 'HEAD');
-  const local = spawnSync('git', ['rev-parse', '-q', '--verify', `refs/tags/${tag}`], { encoding: 'utf8' });
-  if (local.status === 0 || remoteHasTag(values.remote, tag)) {
-    throw new ReleaseError(`${tag} already exists: a released version is never moved; release the next version instead`);
   }
 
   if (values['dry-run']) {
