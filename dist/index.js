@@ -5818,6 +5818,7 @@ async function chooseTargets(s, ctx, workspace) {
   const t = s.targets;
   if (t.brokerImage) {
     const candidate = imageTarget("candidate", t.brokerImage, t.brokerConfig, t.nodes, workspace);
+    if (s.candidate.label !== DEFAULTS.brokerLabel) candidate.label = s.candidate.label;
     const reference = t.baselineImage ? imageTarget("baseline", t.baselineImage, t.baselineConfig ?? t.brokerConfig, t.nodes, workspace) : void 0;
     return { candidate, reference, note: reference ? `${t.brokerImage} against ${t.baselineImage} on this runner` : void 0 };
   }
