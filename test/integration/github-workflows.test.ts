@@ -109,6 +109,22 @@ describe('shipped workflows', () => {
     expect(readFileSync(join(ROOT, 'action.yml'), 'utf8')).toMatch(/using: node24/);
   });
 
+  it('release.yml: from the run form on the default branch, scripts/release.mjs tags, the notes become the release, npm gets the tag', () => {
+    const wf = load('.github/workflows/release.yml');
+    expect(Object.keys(wf.on)).toEqual(['workflow_dispatch']);
+    expect(wf.on.workflow_dispatch.inputs.version.required).toBe(true);
+    expect(wf.jobs.release.if).toBe('github.ref_name == github.event.repository.default_branch');
+    expect(wf.jobs.release.permissions).toEqual({ contents: 'write' });
+    const runs = wf.jobs.release.steps.filter((s: any) => s.run).map((s: any) => s.run).join('\n');
+    expect(runs).toContain('node scripts/release.mjs "$VERSION" --notes-file "$RUNNER_TEMP/notes.md"');
+    expect(runs).toMatch(/gh release create "v\$\{VERSION#v\}" --verify-tag .*--notes-file "\$RUNNER_TEMP\/notes\.md"/);
+    expect(wf.jobs.release.steps.find((s: any) => /checkout/.test(s.uses)).with['fetch-depth']).toBe(0);
+    expect(wf.jobs.npm.needs).toBe('release');
+    expect(wf.jobs.npm.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    expect(wf.jobs.npm.steps.find((s: any) => /checkout/.test(s.uses)).with.ref).toBe('${{ needs.release.outputs.tag }}');
+    expect(readFileSync(join(ROOT, 'scripts/release.mjs'), 'utf8')).toContain("default: 'npm run -s bundle'");
+  });
+
   it('action.yml descriptions hold no expressions', () => {
     expect(readFileSync(join(ROOT, 'action.yml'), 'utf8')).not.toMatch(/description:.*\$\{\{/);
   });
