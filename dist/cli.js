@@ -42,7 +42,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-FMGUWGMP.js";
+} from "./chunks/chunk-TX4TPE2P.js";
 import {
   GateError,
   describeError
@@ -155,6 +155,7 @@ Output options (run, refresh, compare, report):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
+  --version              print the version (also in every report's fingerprint)
 
 Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
 broken environment; 130 interrupted (partial results are still written).
@@ -187,6 +188,7 @@ var OPTIONS = {
   json: { type: "boolean" },
   html: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
   "no-freeze": { type: "boolean" },
   "no-anchor": { type: "boolean" },
   looks: { type: "string" },
@@ -514,6 +516,11 @@ async function main(argv) {
   }
   const { values, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (values.version && !command) {
+    process.stdout.write(`${TOOL_VERSION}
+`);
+    return 0;
+  }
   if (values.help || command === "help") {
     process.stdout.write(HELP);
     return 0;

@@ -19,6 +19,7 @@ import {
   DEFAULTS,
   SCHEMA_VERSION,
   TOOL,
+  answerCell,
   baselineFromRun,
   delta,
   gitCommit,
@@ -51,7 +52,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-FMGUWGMP.js";
+} from "./chunks/chunk-TX4TPE2P.js";
 import {
   GateError,
   describeError,
@@ -5320,7 +5321,8 @@ function annotateComparisons(report, workspace) {
     const rel = s && isAbsolute(s.file) ? relative(workspace, s.file) : void 0;
     const inRepo = rel && !rel.startsWith("..");
     const msg = `${c.scenario}: ${metricDef(c.metric).label} ${delta(c)} vs ${c.baselineLabel} \u2014 ${c.reason}`;
-    const props = inRepo ? { title: `Performance ${c.verdict}`, file: rel, startLine: s.lines.gate ?? s.lines.id ?? 1 } : { title: `Performance ${c.verdict}` };
+    const title = c.verdict === "fail" ? "Performance regression" : `Performance: ${answerCell(c)}`;
+    const props = inRepo ? { title, file: rel, startLine: s.lines.gate ?? s.lines.id ?? 1 } : { title };
     if (c.verdict === "fail") error(msg, props);
     else warning(msg, props);
   }
@@ -5825,6 +5827,7 @@ async function chooseTargets(s, ctx, workspace) {
   const t = s.targets;
   if (t.brokerImage) {
     const candidate = imageTarget("candidate", t.brokerImage, t.brokerConfig, t.nodes, workspace);
+    if (s.candidate.label !== DEFAULTS.brokerLabel) candidate.label = s.candidate.label;
     const reference = t.baselineImage ? imageTarget("baseline", t.baselineImage, t.baselineConfig ?? t.brokerConfig, t.nodes, workspace) : void 0;
     return { candidate, reference, note: reference ? `${t.brokerImage} against ${t.baselineImage} on this runner` : void 0 };
   }
