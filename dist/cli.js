@@ -39,11 +39,11 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-MQJOD2K4.js";
+} from "./chunks/chunk-YLXA53OQ.js";
 import {
   GateError,
   describeError
-} from "./chunks/chunk-KYWVVTLW.js";
+} from "./chunks/chunk-TDQJWUTI.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
