@@ -42,11 +42,11 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-TX4TPE2P.js";
+} from "./chunks/chunk-AICQZE4U.js";
 import {
   GateError,
   describeError
-} from "./chunks/chunk-KYWVVTLW.js";
+} from "./chunks/chunk-TDQJWUTI.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
