@@ -45,14 +45,14 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-43VB7CPI.js";
+} from "./chunks/chunk-HRVMIKVG.js";
 import {
   GateError,
   describeContainer,
   describeError,
   interruptible,
   sweepOrphans
-} from "./chunks/chunk-UUYVWTDU.js";
+} from "./chunks/chunk-KRXTQYWP.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
@@ -167,6 +167,7 @@ Output options (run, refresh, compare, report):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
+  --version              print the version (also in every report's fingerprint)
 
 Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
 broken environment; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the containers are
@@ -203,6 +204,7 @@ var OPTIONS = {
   json: { type: "boolean" },
   html: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
   "no-freeze": { type: "boolean" },
   "no-anchor": { type: "boolean" },
   looks: { type: "string" },
@@ -607,6 +609,11 @@ async function main(argv) {
   }
   const { values, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (values.version && !command) {
+    process.stdout.write(`${TOOL_VERSION}
+`);
+    return 0;
+  }
   if (values.help || command === "help") {
     process.stdout.write(HELP);
     return 0;

@@ -52,12 +52,12 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-43VB7CPI.js";
+} from "./chunks/chunk-HRVMIKVG.js";
 import {
   GateError,
   describeError,
   interruptible
-} from "./chunks/chunk-UUYVWTDU.js";
+} from "./chunks/chunk-KRXTQYWP.js";
 import {
   __commonJS,
   __require,
@@ -5498,6 +5498,8 @@ var oneOf2 = (...values) => ({ enum: values });
 var verdict = oneOf2("pass", "warn", "fail", "inconclusive");
 var answer = oneOf2("regression", "no-regression", "undecided");
 var id = { type: "string", minLength: 1, maxLength: 200 };
+var SOURCE = oneOf2("image", "target", "gate", "scenario");
+var DECLARED_PART = obj({ value: str, from: SOURCE, where: str }, ["where"]);
 var COMPARISON = obj({
   scenario: id,
   metric: id,
@@ -5566,10 +5568,17 @@ var REPORT_SCHEMA = obj({
       plugins: list2(str),
       vhost: list2(str),
       node: { type: "object", additionalProperties: str },
-      digest: str
-    }, ["metadataStore", "featureFlags", "plugins", "node"]),
-    evidence: obj({ sources: list2(str), missing: list2(obj({ source: str, why: str })) })
-  }, ["image", "metadataStore", "effective", "evidence"])),
+      digest: str,
+      vm: obj({ emulatorFlags: list2(str), flags: { type: "object", additionalProperties: str }, initArgs: list2(str), info: { type: "object", additionalProperties: str } }),
+      activePlugins: list2(str)
+    }, ["metadataStore", "featureFlags", "plugins", "node", "vm", "activePlugins"]),
+    evidence: obj({ sources: list2(str), missing: list2(obj({ source: str, why: str })) }),
+    declared: obj({
+      env: list2(obj({ name: str, parts: list2(DECLARED_PART), replaced: list2(DECLARED_PART) }, ["replaced"])),
+      plugins: list2(obj({ name: str, from: SOURCE })),
+      files: list2(obj({ path: str, from: SOURCE, replaces: { type: "boolean" } }, ["replaces"]))
+    })
+  }, ["image", "metadataStore", "effective", "evidence", "declared"])),
   candidate: id,
   trials: list2(obj({
     scenario: id,
@@ -5827,6 +5836,7 @@ async function chooseTargets(s, ctx, workspace) {
   const t = s.targets;
   if (t.brokerImage) {
     const candidate = imageTarget("candidate", t.brokerImage, t.brokerConfig, t.nodes, workspace);
+    if (s.candidate.label !== DEFAULTS.brokerLabel) candidate.label = s.candidate.label;
     const reference = t.baselineImage ? imageTarget("baseline", t.baselineImage, t.baselineConfig ?? t.brokerConfig, t.nodes, workspace) : void 0;
     return { candidate, reference, note: reference ? `${t.brokerImage} against ${t.baselineImage} on this runner` : void 0 };
   }

@@ -7,6 +7,7 @@
 // broken environment, 130 when interrupted. This file only dispatches: each command is a module in
 // src/cli/ (run.ts, list.ts, cleanup.ts, report.ts: report and compare), their shared options in shared.ts.
 import { describeError } from './schema/errors';
+import { TOOL_VERSION } from './metrics/fingerprint';
 import { COMMANDS, HELP, parse } from './cli/shared';
 import { runCommand } from './cli/run';
 import { listCommand } from './cli/list';
@@ -28,6 +29,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (values.version && !command) {
+    process.stdout.write(`${TOOL_VERSION}\n`);
+    return 0;
+  }
   if (values.help || command === 'help') {
     process.stdout.write(HELP);
     return 0;

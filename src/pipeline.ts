@@ -180,9 +180,10 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
     for (const b of booted) if (b.handle) handles.push(b.handle);
     for (const b of booted) {
       const { spec } = b;
-      await ui.group(`Starting broker ${spec.label}`, async () => { for (const l of b.startLines) ui.info(l.text); });
+      await ui.group(`Starting broker ${spec.label}`, async () => { for (const l of b.startLines) if (l.warn) ui.warn(l.text); else ui.info(l.text); });
       for (const l of b.readLines) if (l.warn) ui.warn(l.text); else ui.info(l.text);
       if (b.error && trialSignal.aborted) continue; // its containers were removed by the signal: no boot error to tell
+      for (const message of b.configWarnings) errors.push({ scope: `${spec.label}: configuration`, message });
       if (b.error) {
         const logs = containerLogsOf(b.error);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));

@@ -11,13 +11,11 @@ import { basename } from 'node:path';
 import type { Baseline, BrokerAnchor, DockerTargetSpec, TargetInfo, TargetSpec } from '../schema/types';
 import * as cli from './docker-cli';
 import { readConfigFiles } from './docker';
+import { MASK, SECRET_NAME } from './container-env';
 import { materialise } from '../config/target-file';
 
 /** The anchored reference's target id in reports. */
 export const ANCHOR_ID = 'baseline-broker';
-/** Env names whose values are not written into the baseline file (nor a report's resume record). */
-const SECRET_NAME = /PASS|SECRET|TOKEN|COOKIE|KEY|CREDENTIAL/i;
-const MASK = '***';
 
 /** An image ID as docker shows it: 12 hex digits. */
 export const short = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);

@@ -8,7 +8,8 @@
 import type { ResumeRecord, RunReport, TargetInfo, TargetSpec, TrialResult } from '../schema/types';
 import { GateError } from '../schema/errors';
 import type { PlannedTrial } from '../plan/plan';
-import { maskEnv, short, unmaskEnv } from './anchor';
+import { short, unmaskEnv } from './anchor';
+import { maskValue } from './container-env';
 import { effectDiff } from './effective';
 import { credentials, maskUrl } from './urls';
 
@@ -22,7 +23,7 @@ function keepUrl(url: string): string {
 }
 
 function maskTarget(t: TargetSpec): TargetSpec {
-  return t.kind === 'docker' ? { ...t, env: maskEnv(t.env ?? {}) } : { ...t, amqpUrl: keepUrl(t.amqpUrl), managementUrl: keepUrl(t.managementUrl) };
+  return t.kind === 'docker' ? { ...t, env: Object.fromEntries(Object.entries(t.env ?? {}).map(([k, v]) => [k, maskValue(k, v)])) } : { ...t, amqpUrl: keepUrl(t.amqpUrl), managementUrl: keepUrl(t.managementUrl) };
 }
 
 /** What a report that stopped early records for a resume. */

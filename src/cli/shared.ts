@@ -62,6 +62,7 @@ Output options (run, refresh, compare, report):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
+  --version              print the version (also in every report's fingerprint)
 
 Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
 broken environment; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the containers are
@@ -86,7 +87,7 @@ const OPTIONS = {
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
   warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, resume: { type: 'string' },
-  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
 } as const;
 
 const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'resume', 'json', 'html'];

@@ -25,6 +25,9 @@ const verdict = oneOf('pass', 'warn', 'fail', 'inconclusive');
 const answer = oneOf('regression', 'no-regression', 'undecided');
 const id = { type: 'string', minLength: 1, maxLength: 200 };
 
+const SOURCE = oneOf('image', 'target', 'gate', 'scenario');
+const DECLARED_PART = obj({ value: str, from: SOURCE, where: str }, ['where']);
+
 const COMPARISON = obj({
   scenario: id, metric: id, unit: str, direction: oneOf('higher', 'lower'), against: id, baselineLabel: str, candidateLabel: str,
   nBaseline: int, nCandidate: int, baselineMedian: numOrNull, candidateMedian: numOrNull, ratio: numOrNull, ciLow: numOrNull,
@@ -52,9 +55,16 @@ const REPORT_SCHEMA = obj({
     effective: obj({
       rabbitmqVersion: str, erlangVersion: str, metadataStore: str, featureFlags: list(str), plugins: list(str), vhost: list(str),
       node: { type: 'object', additionalProperties: str }, digest: str,
-    }, ['metadataStore', 'featureFlags', 'plugins', 'node']),
+      vm: obj({ emulatorFlags: list(str), flags: { type: 'object', additionalProperties: str }, initArgs: list(str), info: { type: 'object', additionalProperties: str } }),
+      activePlugins: list(str),
+    }, ['metadataStore', 'featureFlags', 'plugins', 'node', 'vm', 'activePlugins']),
     evidence: obj({ sources: list(str), missing: list(obj({ source: str, why: str })) }),
-  }, ['image', 'metadataStore', 'effective', 'evidence'])),
+    declared: obj({
+      env: list(obj({ name: str, parts: list(DECLARED_PART), replaced: list(DECLARED_PART) }, ['replaced'])),
+      plugins: list(obj({ name: str, from: SOURCE })),
+      files: list(obj({ path: str, from: SOURCE, replaces: { type: 'boolean' } }, ['replaces'])),
+    }),
+  }, ['image', 'metadataStore', 'effective', 'evidence', 'declared'])),
   candidate: id,
   trials: list(obj({
     scenario: id, target: id, trial: int, order: int, startedAt: str, valid: { type: 'boolean' }, invalidReason: str,

@@ -299,6 +299,51 @@ export interface TargetInfo {
   endpoints?: Partial<Record<ProtocolName, string>>;
   /** Which broker evidence this target provides (src/metrics/evidence.ts), and why not the rest. */
   evidence?: { sources: string[]; missing: Array<{ source: string; why: string }> };
+  /** Docker targets: what the gate started the containers with, and where each value came from
+   *  (src/broker/container-env.ts); secrets masked. */
+  declared?: Declared;
+}
+
+/** Where a value a container started with came from: the image (its ENV, or a file it ships), the
+ *  target file, the gate itself (cookie, node names, ports, its own plugins), or a scenario of the run. */
+export type ValueSource = 'image' | 'target' | 'gate' | 'scenario';
+
+/** One part of a declared value and where it came from (`where`: e.g. the image's rabbitmq-env.conf). */
+export interface DeclaredPart {
+  value: string;
+  from: ValueSource;
+  where?: string;
+}
+
+/** An environment variable of node 1's container: its value in parts (in order), and the values it
+ *  replaced (the image's, overridden by the target file or by the gate). */
+export interface DeclaredEnv {
+  name: string;
+  parts: DeclaredPart[];
+  replaced?: DeclaredPart[];
+}
+
+/** What a docker target's containers were started with. */
+export interface Declared {
+  env: DeclaredEnv[];
+  /** The enabled_plugins the gate wrote, each plugin with where it came from. */
+  plugins: Array<{ name: string; from: ValueSource }>;
+  /** The files in /etc/rabbitmq (relative paths): the image's kept, the target's, the gate's. */
+  files: Array<{ path: string; from: ValueSource; replaces?: boolean }>;
+}
+
+/** The Erlang VM of node 1 as it runs (docker targets: read in the node with `rabbitmqctl eval`). */
+export interface VmEffect {
+  /** The emulator flags as the node started (its own command line), in order, as written for
+   *  `erl`: "+S 2:1". Includes RabbitMQ's defaults (+P, +stbt, +sbwt, +MBas …). */
+  emulatorFlags: string[];
+  /** Each emulator flag's value in effect (later flags override earlier ones): {"+S": "2:1"}. */
+  flags: Record<string, string>;
+  /** The init flags (`-kernel net_ticktime 120`); the cookie, node name, ports and paths left out. */
+  initArgs: string[];
+  /** What the VM reports: OTP release, schedulers online and their bind type, busy wait, async
+   *  threads, process/port/atom limits, each allocator's strategy. */
+  info: Record<string, string>;
 }
 
 /** A target's configuration as read back from the broker, not as declared. */
@@ -313,6 +358,11 @@ export interface EffectiveConfig {
   vhost: string[];
   /** The node's `rabbit` application environment (docker targets), secrets masked. */
   node?: Record<string, string>;
+  /** The Erlang VM as it runs: emulator flags, schedulers, limits, allocators (docker targets). */
+  vm?: VmEffect;
+  /** The plugins actually running in node 1 (docker targets; `plugins` is what the management
+   *  API lists as enabled, which includes a plugin that failed to start or is not installed). */
+  activePlugins?: string[];
   /** sha256 over all of the above except per-instance values (ports, node names). */
   digest: string;
 }

@@ -68,6 +68,15 @@ describe('bundled CLI', () => {
     expect(cli(['help']).stdout).toBe(r.stdout);
   });
 
+  it('--version: the package version alone; with a command it is a usage error', () => {
+    const r = cli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    const bad = cli(['list', '--version']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --version does not apply to "list" (see "rabbitmq-perf-gate --help")\n');
+  });
+
   it('list: presets and scenarios, as text and as JSON', () => {
     const r = cli(['list']);
     expect(r.code).toBe(0);
