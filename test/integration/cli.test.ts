@@ -139,7 +139,7 @@ describe('bundled CLI', () => {
     const md = cli(['compare', 'new.json', 'old.json']);
     expect(md.code, md.stderr).toBe(1);
     expect(md.stdout).toContain('| Scenario | Metric |');
-    expect(md.stdout).toMatch(/\| consumed \| .* ❌ fail \|/);
+    expect(md.stdout).toMatch(/\| consumed \| .* ❌ regression \|/);
     const j: RunReport = JSON.parse(cli(['compare', 'new.json', 'old.json', '--json']).stdout);
     expect(j.verdict).toBe('fail');
     expect(j.targets.map((t) => t.id)).toEqual(['candidate', 'reference']);

@@ -51,6 +51,7 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     expect(errors[0]).toMatch(/^::error::Stopped early: the run's time limit of 45 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial [34]: .+\)\. Verdict inconclusive;/);
     noStack(r);
     expect(r.outputs.verdict).toBe('inconclusive');
+    expect(r.outputs.answer).toBe('undecided');
     const report = JSON.parse(readFileSync(r.outputs.report, 'utf8'));
     const ran = Number(/after (\d+) of 30/.exec(errors[0])![1]);
     expect(report.trials).toHaveLength(ran);
@@ -58,7 +59,7 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     expect(report.trials.slice(0, 2).every((t: any) => t.valid)).toBe(true);
     expect(report.trials.at(-1).invalidReason).toMatch(/the run's time limit of 45 s was reached/);
     expect(report.errors.filter((e: any) => e.scope === 'run')).toHaveLength(1);
-    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: inconclusive.*\n> \*\*Stopped early: the run's time limit of 45 s was reached after \d+ of 30 planned trials/);
+    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: not decided.*\n> \*\*Stopped early: the run's time limit of 45 s was reached after \d+ of 30 planned trials/);
     expect(readFileSync(join(r.workspace, BASELINE), 'utf8')).toBe(baselineText());
     expect(containersOfRun(r.runId)).toEqual([]); // a paused container is removed too
     expectNoSecret(r, [r.outputs.report]);
