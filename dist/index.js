@@ -29,7 +29,6 @@ import {
   loadTarget,
   marker,
   md,
-  median,
   metricDef,
   newRunId,
   num,
@@ -43,18 +42,19 @@ import {
   restContents,
   runPipeline,
   storedMismatch,
+  trendChart,
   trialValues,
   withScenarioKind,
   workingTree,
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-MQJOD2K4.js";
+} from "./chunks/chunk-CY4PLG3V.js";
 import {
   GateError,
   describeError,
   drainBeforeSignalExit
-} from "./chunks/chunk-KYWVVTLW.js";
+} from "./chunks/chunk-6WY7LTPX.js";
 import {
   __commonJS,
   __require,
@@ -5252,46 +5252,6 @@ function readPrInfo(file) {
   if (data.headRepo !== void 0 && (typeof data.headRepo !== "string" || !/^[\w.-]+\/[\w.-]+$/.test(data.headRepo))) throw bad(file, '"headRepo" is not owner/name');
   if (typeof data.name !== "string" || !data.name || data.name.length > 100 || /[\u0000-\u001f]/.test(data.name)) throw bad(file, '"name" is not a gate name');
   return { schemaVersion: data.schemaVersion, tool: data.tool, number: data.number, headSha: data.headSha, headRepo: data.headRepo, name: data.name };
-}
-
-// src/github/trend.ts
-var MAX_POINTS = 20;
-var PREFERRED = ["consumed_rate", "published_rate"];
-var safe = (s) => s.replace(/[^\w .,:%/()+-]/g, "").slice(0, 60);
-var round = (x) => Number(x.toPrecision(4));
-function headlineMetric(r, pick) {
-  if (pick) {
-    const [scenario, metric] = pick.split("/");
-    return scenario && metric ? { scenario, metric } : void 0;
-  }
-  const values = trialValues(r, r.candidate);
-  for (const s of r.scenarios) {
-    const metrics = Object.keys(values[s.id] ?? {});
-    const metric = PREFERRED.find((m) => metrics.includes(m)) ?? s.gate.find((m) => metrics.includes(m));
-    if (metric) return { scenario: s.id, metric };
-  }
-  return void 0;
-}
-function trendChart(r, history, pick) {
-  const h = headlineMetric(r, pick);
-  if (!h || !history?.length) return "";
-  const now = trialValues(r, r.candidate)[h.scenario]?.[h.metric];
-  const points = history.map((e) => ({ label: safe(String(e.createdAt ?? "").slice(5, 10) || "?"), value: e.medians?.[h.scenario]?.[h.metric] })).filter((p) => typeof p.value === "number" && Number.isFinite(p.value)).slice(-MAX_POINTS);
-  if (now?.length) points.push({ label: "this run", value: median(now) });
-  if (points.length < 2) return "";
-  const def = metricDef(h.metric);
-  const title = safe(`${h.scenario} ${def.label}, median${def.unit ? ` ${def.unit}` : ""}`);
-  return [
-    `### Trend: ${md(h.scenario)} ${md(def.label)} (median${def.unit ? ` ${md(def.unit)}` : ""}, stored baseline history${now?.length ? " and this run" : ""})`,
-    "```mermaid",
-    "xychart-beta",
-    `  title "${title}"`,
-    `  x-axis [${points.map((p) => `"${p.label}"`).join(", ")}]`,
-    `  y-axis "${safe(def.unit || h.metric)}"`,
-    `  line [${points.map((p) => round(p.value)).join(", ")}]`,
-    "```",
-    ""
-  ].join("\n");
 }
 
 // src/github/publish.ts

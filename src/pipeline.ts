@@ -82,6 +82,21 @@ export interface RunOptions {
 
 export type { Ui };
 
+/** Errors thrown because a target could not be started, by the target's id (see startFailedTarget). */
+const failedStarts = new WeakMap<object, string>();
+
+function startFailure(target: string, error: unknown): unknown {
+  const e = error !== null && typeof error === 'object' ? error : new Error(String(error));
+  failedStarts.set(e, target);
+  return e;
+}
+
+/** The id of the target whose start made runPipeline throw `e` (the image could not be pulled, or
+ *  the broker did not boot), or undefined for any other error: a bisect skips such a candidate. */
+export function startFailedTarget(e: unknown): string | undefined {
+  return e !== null && typeof e === 'object' ? failedStarts.get(e) : undefined;
+}
+
 export function newRunId(): string {
   return randomBytes(4).toString('hex');
 }
@@ -140,7 +155,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
       if (b.error) {
         const logs = containerLogsOf(b.error);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
-        if (!anchor || spec !== anchor.reference || b.handle) throw b.error;
+        if (!anchor || spec !== anchor.reference || b.handle) throw startFailure(spec.id, b.error);
         // The recorded broker did not come up: the stored trials decide, as without an anchor.
         anchor.note = `the stored baseline's broker could not be started again (${(b.error as Error).message}): compared with the baseline's stored trials`;
         ui.warn(`Stored baseline: ${anchor.note}.`);

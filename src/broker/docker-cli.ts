@@ -118,3 +118,10 @@ export async function exec(ref: string, cmd: string[], timeoutMs = 120_000): Pro
   const r = await docker(['exec', ref, ...cmd], { allowFail: true, timeoutMs });
   return { code: r.code, output: (r.stdout + r.stderr).trim() };
 }
+
+/** A label of a local image (e.g. org.opencontainers.image.revision), or undefined when it has none. */
+export async function imageLabel(ref: string, label: string): Promise<string | undefined> {
+  const r = await docker(['image', 'inspect', '--format', `{{index .Config.Labels ${JSON.stringify(label)}}}`, ref], { allowFail: true });
+  const v = r.stdout.trim();
+  return r.code === 0 && v && v !== '<no value>' ? v : undefined;
+}

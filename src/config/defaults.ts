@@ -5,6 +5,7 @@ export const DEFAULTS = {
   scenarios: 'pr',
   brokerLabel: 'broker',
   baselineFile: '.github/rabbitmq-perf/baseline.json',
+  historyFile: '.github/rabbitmq-perf/history.json',
   targetFile: '.github/rabbitmq-perf/target.yml',
   reportDir: 'rabbitmq-perf-gate-report',
   mode: 'check',
