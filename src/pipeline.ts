@@ -17,6 +17,7 @@ import { resolveScenarios } from './config/catalogue';
 import { describeError, GateError } from './schema/errors';
 import { bootTargets } from './broker/boot';
 import { containerLogsOf } from './broker/docker';
+import { assertDockerAvailable } from './broker/docker-cli';
 import type { BrokerHandle } from './broker/provider';
 import { type Capable, type Unmet, unmetNeed } from './broker/capabilities';
 import { pluginsFor } from './broker/endpoints';
@@ -95,6 +96,12 @@ function startFailure(target: string, error: unknown): unknown {
  *  the broker did not boot), or undefined for any other error: a bisect skips such a candidate. */
 export function startFailedTarget(e: unknown): string | undefined {
   return e !== null && typeof e === 'object' ? failedStarts.get(e) : undefined;
+}
+
+/** The candidate of a run could not be pulled or started while Docker itself answers (a bisect
+ *  skips such an image; Docker being down ends the search instead). */
+export async function candidateCouldNotStart(e: unknown, candidate = 'candidate'): Promise<boolean> {
+  return startFailedTarget(e) === candidate && (await assertDockerAvailable().then(() => true, () => false));
 }
 
 export function newRunId(): string {

@@ -13,13 +13,13 @@ import { resolveScenarios } from '../config/catalogue';
 import { parseLooks } from '../config/looks';
 import { resolveBisectImages } from '../config/bisect-range';
 import { runIdFromEnv } from '../config/cli-targets';
-import { assertDockerAvailable } from '../broker/docker-cli';
 import { bisectSession } from '../compare/bisect';
 import { writeFileAtomic } from '../compare/baseline-file';
 import { bisectTerminal, renderBisectHtml, renderBisectMarkdown } from '../report/bisect';
+import { writeBisectFiles } from '../report/files';
 import { terminalUi } from '../report/progress';
 import { colorAllowed } from '../report/terminal';
-import { runPipeline, startFailedTarget } from '../pipeline';
+import { candidateCouldNotStart, runPipeline } from '../pipeline';
 import { numberOpt, type Values } from './shared';
 
 /** The exit status of a finished session. */
@@ -27,15 +27,6 @@ export function bisectExit(r: BisectReport, interrupted: boolean): number {
   if (interrupted) return 130;
   if (r.status.state === 'running') return 3;
   return r.status.state === 'found' ? 0 : 1;
-}
-
-/** Writes bisect.json, bisect.md and bisect.html into `dir`; returns the paths. */
-export function writeBisectFiles(dir: string, r: BisectReport, markdown: string, opts: { name?: string; runUrl?: string } = {}): { json: string; markdown: string; html: string } {
-  const files = { json: join(dir, 'bisect.json'), markdown: join(dir, 'bisect.md'), html: join(dir, 'bisect.html') };
-  writeFileAtomic(files.json, JSON.stringify(r, null, 1) + '\n');
-  writeFileAtomic(files.markdown, markdown);
-  writeFileAtomic(files.html, renderBisectHtml(r, opts));
-  return files;
 }
 
 export async function bisectCommand(v: Values): Promise<number> {
@@ -68,7 +59,7 @@ export async function bisectCommand(v: Values): Promise<number> {
           ui.stop();
         }
       },
-      candidateFailed: async (e) => startFailedTarget(e) === 'candidate' && (await assertDockerAvailable().then(() => true, () => false)),
+      candidateFailed: (e) => candidateCouldNotStart(e),
       log: (m) => log.info(m),
       describe: describeError,
     });

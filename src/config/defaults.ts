@@ -43,4 +43,5 @@ export const ACTION_INPUT_DEFAULTS: Record<string, string> = {
   'report-dir': DEFAULTS.reportDir,
   'time-limit': String(DEFAULTS.timeLimitMinutes),
   'refresh-commit': DEFAULTS.refreshCommit,
+  'history-file': DEFAULTS.historyFile,
 };
