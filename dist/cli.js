@@ -45,7 +45,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-GRDI2FA2.js";
+} from "./chunks/chunk-7SH6LTER.js";
 import {
   GateError,
   describeError,

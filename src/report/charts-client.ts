@@ -158,6 +158,12 @@ export const CHARTS_JS = `(function () {
         });
         ctx.setLineDash([]);
         c.values.forEach(function (v, i) {
+          if (v == null && c.kinds && c.kinds[i] === 'skip' && c.ref) {
+            // A skipped probe has no value: a hollow grey ring on the reference line.
+            ctx.strokeStyle = KIND.skip; ctx.lineWidth = px(2);
+            ctx.beginPath(); ctx.arc(u.valToPos(i, 'x', true), u.valToPos(c.ref.value, 'y', true), px(5), 0, 2 * Math.PI); ctx.stroke();
+            return;
+          }
           if (v == null) return;
           var x = u.valToPos(i, 'x', true), y = u.valToPos(v, 'y', true);
           var l = c.lo && c.lo[i], h = c.hi && c.hi[i];
