@@ -45,7 +45,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-7SH6LTER.js";
+} from "./chunks/chunk-EHVF5SZR.js";
 import {
   GateError,
   describeError,

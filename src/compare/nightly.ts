@@ -69,7 +69,8 @@ export function detectSteps(h: NightlyHistory, foundAt: string, options: ChangeP
       const seen = known.find((k) => k.scenario === s.scenario && k.metric === s.metric && k.series === s.series
         && index.has(k.at) && Math.abs(index.get(k.at)! - at) <= SAME_STEP_NIGHTS);
       if (!seen) newSteps.push(step);
-      return { ...(seen ?? step), index: p.index, isNew: !seen };
+      // Shown where the nights now place it (more nights place it better), found when first reported.
+      return { ...step, foundAt: seen?.foundAt ?? foundAt, index: p.index, isNew: !seen };
     });
     const points = s.nights.map((i) => {
       const e = h.entries[i];
@@ -86,12 +87,16 @@ export function detectSteps(h: NightlyHistory, foundAt: string, options: ChangeP
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** The command that would bisect between the two nights around a step: with both nights'
- *  revisions and an image template, a git-range bisect; otherwise what is missing for one. */
+/** The command that would bisect around a step: with the nights' revisions and an image template,
+ *  a git-range bisect from the night before the last quiet one to the night after the first changed
+ *  one (a step found on its second or third night may sit one night off: the range spans that);
+ *  otherwise what is missing for one. */
 export function bisectSuggestion(step: NightlyStep, h: NightlyHistory, o: { template?: string; scenarios?: string } = {}): { scenario: string; metric: string; command: string; note?: string } {
-  const at = (t: string): NightlyEntry | undefined => h.entries.find((e) => e.createdAt === t);
-  const before = at(step.before);
-  const after = at(step.at);
+  const i = h.entries.findIndex((e) => e.createdAt === step.before);
+  const j = h.entries.findIndex((e) => e.createdAt === step.at);
+  const widen = (k: number, by: number) => (k < 0 ? undefined : h.entries[Math.max(0, Math.min(h.entries.length - 1, k + by))]);
+  const before: NightlyEntry | undefined = widen(i, -1);
+  const after: NightlyEntry | undefined = widen(j, 1);
   const scenarios = o.scenarios ?? step.scenario;
   if (before?.revision && after?.revision && o.template) {
     return {

@@ -125,7 +125,8 @@ describe('mode: nightly', () => {
     expect(after.steps).toHaveLength(1);
     expect(after.steps[0]).toMatchObject({ scenario: 'one_fast', metric: 'consumed_rate', series: 'ratio', before: day(29), at: day(30), worse: true });
     expect(after.steps[0].magnitude).toBeLessThan(-0.3);
-    const range = `29${'b'.repeat(38)}..30${'b'.repeat(38)}`;
+    // One night wider on each side than the two nights around the step.
+    const range = `28${'b'.repeat(38)}..31${'b'.repeat(38)}`;
     expect(r.summary).toContain('1 new step');
     expect(r.summary).toContain(`--range ${range}`);
     expect(r.stdout).toMatch(/::error title=rabbitmq-perf-gate nightly::Performance step: one_fast consumed: a step of −/);
