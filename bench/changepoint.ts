@@ -123,7 +123,7 @@ console.log(`\n## 1. detection within 3 nights of a step after ${PRE} quiet nigh
 console.log('noise                         | step   | found by night 1 / 2 / 3     | recall  | precision');
 const row = (name: string, night: (f: number) => number, f: number, options?: ChangePointOptions) => {
   const r = detection(night, f, options);
-  console.log(`${name.padEnd(29)} | ${pct(f - 1).padStart(6)} | ${r.byNight.map((x, i) => pct(r.byNight.slice(0, i + 1).reduce((a, b) => a + b, 0))).join(' / ').padEnd(28)} | ${pct(r.recall).padStart(7)} | ${pct(r.precision).padStart(7)}`);
+  console.log(`${name.padEnd(29)} | ${pct(f - 1).padStart(6)} | ${r.byNight.map((_x, i) => pct(r.byNight.slice(0, i + 1).reduce((a, b) => a + b, 0))).join(' / ').padEnd(28)} | ${pct(r.recall).padStart(7)} | ${pct(r.precision).padStart(7)}`);
 };
 for (const s of [0.005, 0.01, 0.015, 0.02]) row(`normal σ = ${pct(s)}`, normal(s), 0.95);
 row('normal σ = 2.0 %', normal(0.02), 0.9);

@@ -71,7 +71,7 @@ function commitLines(r: BisectReport, code: (s: string) => string, text: (s: str
   if (!good.commit || !bad.commit) return [];
   const c = r.commits;
   const head = c
-    ? `It stands for ${code(`${short(good.commit)}..${short(bad.commit)}`)}: ${c.count} commit${c.count === 1 ? '' : 's'}${c.count > 1 ? ' (a merge brings in its branch)' : ''}:`
+    ? `It stands for ${code(`${short(good.commit)}..${short(bad.commit)}`)}: ${c.count} commit${c.count === 1 ? '' : 's'}${c.count > 1 && st.state === 'found' ? ' (a merge brings in its branch)' : ''}:`
     : `It stands for the commits ${code(`${short(good.commit)}..${short(bad.commit)}`)} (git log ${short(good.commit)}..${short(bad.commit)}).`;
   return [head, ...(c?.list ?? []).slice(0, 20).map((x) => `- ${code(short(x.sha))} ${text(x.subject)}`), ...(c && c.count > 20 ? [`- … and ${c.count - 20} more`] : [])];
 }
