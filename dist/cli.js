@@ -1,123 +1,68 @@
 #!/usr/bin/env node
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
 import {
-  ANSWER_WORD,
   DEFAULTS,
   TOOL_VERSION,
   abEstimate,
-  answerCell,
   baselineFromRun,
-  baselineHint,
+  bisectSession,
+  bisectTerminal,
   buildPlan,
+  candidateCouldNotStart,
   catalogueIds,
-  ciLabel,
+  colorAllowed,
   defaultRepetitions,
-  delta,
+  detectSteps,
+  emptyHistory,
   estimateSeconds,
-  evidenceForRegressions,
   fingerprintMismatch,
-  headlineText,
   isRunScope,
   judge,
   lineDiff,
   loadPresets,
   loadTarget,
   machineText,
-  measuredRows,
   metricDef,
-  nText,
-  nothingToCompare,
+  nightlySection,
+  nightlySummary,
   num,
+  paint,
   parseLooks,
   readBaseline,
+  readHistory,
+  recordNight,
+  renderBisectHtml,
+  renderBisectMarkdown,
   renderHtml,
   renderSummary,
+  resolveBisectImages,
   resolveScenarios,
   resumedTargets,
-  runAnswer,
   runPipeline,
-  sequentialText,
-  storedPowerText,
+  terminalTable,
   trialValues,
   withScenarioKind,
   workingTree,
   writeBaseline,
+  writeBisectFiles,
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-HRVMIKVG.js";
+} from "./chunks/chunk-VGD7DRKQ.js";
 import {
   GateError,
   describeContainer,
   describeError,
+  imageLabel,
   interruptible,
   sweepOrphans
-} from "./chunks/chunk-KRXTQYWP.js";
+} from "./chunks/chunk-NB5XTVHK.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-
-// src/report/terminal.ts
-var colorAllowed = (s) => Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== "0" || Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb";
-var paint = (on) => (code, s) => on ? `\x1B[${code}m${s}\x1B[0m` : s;
-function columns(header, rows, right) {
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  return { pad: (row) => row.map((s, i) => right.has(i) ? s.padStart(w[i]) : s.padEnd(w[i])) };
-}
-function measuredTable(r, c) {
-  const rows = measuredRows(r).map((m) => [m.target, m.scenario, m.label, num(m.median, m.unit), `${num(m.min)} \u2013 ${num(m.max)}`, `${m.n} of ${m.trials}`]);
-  const header = ["Target", "Scenario", "Metric", "Median", "Min \u2013 max", "Valid trials"];
-  const { pad } = columns(header, rows, /* @__PURE__ */ new Set([3, 4, 5]));
-  return [c("1", pad(header).join("  ").trimEnd()), ...rows.map((row) => pad(row).join("  ").trimEnd()), "", baselineHint(r).replace(/`/g, ""), ""].join("\n");
-}
-function terminalTable(r, color) {
-  const c = paint(color);
-  const vc = { pass: "32", warn: "33", fail: "1;31", inconclusive: "2" };
-  if (nothingToCompare(r)) return `${c("1", "= MEASURED")}  ${headlineText(r)}
-
-${measuredTable(r, c)}`;
-  const answer = runAnswer(r);
-  const ac = { regression: "1;31", "no-regression": r.verdict === "warn" ? "33" : "32", undecided: "2" };
-  const ai = { regression: "\u2718", "no-regression": r.verdict === "warn" ? "!" : "\u2714", undecided: "?" };
-  const head = `${c(ac[answer], `${ai[answer]} ${ANSWER_WORD[answer].toUpperCase()}`)}  ${headlineText(r)} \u2014 decided by ${r.decidedBy}`;
-  if (!r.comparisons.length) return `${head}
-`;
-  const power = storedPowerText(r);
-  const order = (x) => x.verdict === "fail" ? 0 : x.verdict === "warn" ? 1 : x.gating ? 2 : 3;
-  const cs = r.comparisons.filter((x) => x.gating || x.verdict === "fail" || x.verdict === "warn" || x.change === "better" || x.change === "worse").sort((a, b) => order(a) - order(b));
-  const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
-  const rows = cs.map((x) => [
-    x.scenario + (multi ? ` vs ${x.against === "stored" ? "stored" : x.baselineLabel}` : ""),
-    metricDef(x.metric).label + (x.gating ? " \u2605" : ""),
-    num(x.baselineMedian, x.unit),
-    num(x.candidateMedian, x.unit),
-    delta(x),
-    nText(x),
-    answerCell(x) + (x.gating ? "" : " (info)")
-  ]);
-  const hidden = r.comparisons.length - cs.length;
-  const against = multi ? "" : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === "stored" ? "the stored baseline" : r.comparisons[0].baselineLabel}
-`;
-  const header = ["Scenario", "Metric", "Baseline", "Now", `\u0394 [${ciLabel(r)}]`, "n", "Answer"];
-  const { pad } = columns(header, rows, /* @__PURE__ */ new Set([2, 3, 4, 5]));
-  const body = rows.map((row, k) => {
-    const x = cs[k];
-    const cells = pad(row);
-    if (x.change !== "same" && x.change !== "unknown") cells[4] = c(x.change === "better" ? "32" : "31", cells[4]);
-    cells[6] = c(vc[x.verdict] ?? "0", row[6]);
-    return cells.join("  ").trimEnd();
-  });
-  const foot = `\u2605 gating metric; \u0394 is the Hodges-Lehmann ratio with its ${ciLabel(r)}${hidden ? `; ${hidden} unchanged reported-only metric${hidden === 1 ? "" : "s"} not shown (see --json or --html)` : ""}.`;
-  const seq = sequentialText(r);
-  const inside = evidenceForRegressions(r).map((g) => `  ${g.scenario} vs ${g.baselineLabel}: ${g.lines.length ? g.lines.join("; ") : g.none}`);
-  const evidence = inside.length ? [c("1", "What moved inside the broker"), ...inside, ""] : [];
-  return [head, ...power ? [power] : [], ...seq ? [seq] : [], ...r.effectNote ? [r.effectNote] : [], against, c("1", pad(header).join("  ").trimEnd()), ...body, "", ...evidence, foot, ""].join("\n");
-}
-
-// src/cli/shared.ts
 var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
 
 Usage:
@@ -128,6 +73,10 @@ Usage:
   rabbitmq-perf-gate list                   presets and scenarios with expected durations
   rabbitmq-perf-gate cleanup                remove broker containers left by runs whose process is gone
                                             (a SIGKILL, an OOM kill); list those of runs still going
+  rabbitmq-perf-gate bisect  [options]      find the first image of an ordered list that regresses against its first
+  rabbitmq-perf-gate nightly [options]      A/B tonight's image against the stored baseline's broker, append the
+                                            result to the history file and report new steps (change points)
+  rabbitmq-perf-gate steps   HISTORY.json   the change points of a nightly history file
 
 Options for run and refresh:
   --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
@@ -163,7 +112,26 @@ Options for run and refresh:
                          seed, plan and settings; its targets (or the ones given) are started again
                          and must be the same brokers; the trials it kept plus the rest of its plan
                          are written to DIR (or --out)
-Output options (run, refresh, compare, report):
+Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetitions, --seed, --out):
+  --images A,B,\u2026         the images in order: the first known good, the last known bad
+  --good X, --bad Y      in --images: the known-good and known-bad images (names or positions)
+  --template T --range GOOD..BAD   or: the image of each first-parent commit of a git range,
+                         T with {sha} (or {sha:N}) where the commit goes, e.g. my/rabbitmq:sha-{sha}
+  --repo DIR             the git checkout the range is read from (default: the current directory)
+  --state FILE           the search's state, written after every step; the same command resumes
+                         from it (default: OUT/bisect-state.json)
+  --time-limit MIN       minutes this session may take (default ${DEFAULTS.timeLimitMinutes}; 0 = none); resume to go on
+  --attempts N           A/Bs an undecided image gets, each with a wider cap (default 2)
+  Each step is a same-run paired A/B of one image against the good end (as run --baseline-image):
+  fail = bad, pass = good, warn/inconclusive = undecided (repeated, never guessed); an image that
+  cannot be pulled or started is skipped and named. Exit status: 0 culprit found, 1 only skipped or
+  undecided images left between the last good and first bad, 3 time limit reached (run it again).
+Options for nightly (and the run options): --image IMG (tonight's), --history-file F (default
+  ${DEFAULTS.historyFile}), --revision SHA (its source commit), --template T (for the bisect command
+  a new step suggests). The reference is the stored baseline's broker (--baseline-file; refresh it
+  once with --image), or --baseline-image.
+Options for steps: --min-magnitude F (default 0.03), --p-value P (default 0.001)
+Output options (run, refresh, compare, report, bisect, nightly; steps takes --json):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
@@ -184,6 +152,8 @@ Examples:
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
   rabbitmq-perf-gate run --resume rabbitmq-perf-gate-report
   rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
+  rabbitmq-perf-gate bisect --template pivotalrabbitmq/rabbitmq:sha-{sha}-otp28 --range v3.13.1..v3.13.2 --repo ../rabbitmq-server --scenarios one_fast
+  rabbitmq-perf-gate nightly --image pivotalrabbitmq/rabbitmq:main-otp28 --scenarios pr
 `;
 var OPTIONS = {
   scenarios: { type: "string" },
@@ -201,6 +171,19 @@ var OPTIONS = {
   seed: { type: "string" },
   out: { type: "string" },
   resume: { type: "string" },
+  images: { type: "string" },
+  template: { type: "string" },
+  range: { type: "string" },
+  repo: { type: "string" },
+  good: { type: "string" },
+  bad: { type: "string" },
+  state: { type: "string" },
+  "time-limit": { type: "string" },
+  attempts: { type: "string" },
+  "history-file": { type: "string" },
+  revision: { type: "string" },
+  "min-magnitude": { type: "string" },
+  "p-value": { type: "string" },
   json: { type: "boolean" },
   html: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -219,7 +202,10 @@ var COMMANDS = {
   compare: { options: ["json", "html"], args: 2 },
   report: { options: ["json", "html"], args: 1 },
   list: { options: ["json"], args: 0 },
-  cleanup: { options: ["json"], args: 0 }
+  cleanup: { options: ["json"], args: 0 },
+  bisect: { options: ["images", "good", "bad", "template", "range", "repo", "state", "time-limit", "attempts", "scenarios", "duration", "warmup", "looks", "repetitions", "seed", "out", "json", "html"], args: 0 },
+  nightly: { options: [...RUN_OPTS, "baseline-image", "history-file", "revision", "template", "time-limit", "looks", "no-sequential"], args: 0 },
+  steps: { options: ["min-magnitude", "p-value", "json"], args: 1 }
 };
 function parse(argv) {
   return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -593,6 +579,167 @@ function compareCommand(files, v) {
   return report.verdict === "fail" ? 1 : 0;
 }
 
+// src/cli/bisect.ts
+import { join as join2, resolve as resolve4 } from "node:path";
+function bisectExit(r, interrupted) {
+  if (interrupted) return 130;
+  if (r.status.state === "running") return 3;
+  return r.status.state === "found" ? 0 : 1;
+}
+async function bisectCommand(v) {
+  const scenarios = v.scenarios ?? DEFAULTS.scenarios;
+  const { images, range } = await resolveBisectImages({ images: v.images, template: v.template, range: v.range, repo: v.repo === void 0 ? void 0 : resolve4(v.repo), good: v.good, bad: v.bad });
+  resolveScenarios(scenarios);
+  const out = resolve4(v.out ?? DEFAULTS.reportDir);
+  const stateFile = resolve4(v.state ?? join2(out, "bisect-state.json"));
+  const timeLimitMinutes = numberOpt("time-limit", v["time-limit"], 0) ?? DEFAULTS.timeLimitMinutes;
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  const log = terminalUi({});
+  let report;
+  try {
+    report = await bisectSession({
+      definition: {
+        images,
+        range,
+        scenarios,
+        duration: numberOpt("duration", v.duration, 1),
+        warmup: numberOpt("warmup", v.warmup, 0),
+        looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks"),
+        repetitions: numberOpt("repetitions", v.repetitions, 1, true),
+        attempts: numberOpt("attempts", v.attempts, 1, true)
+      },
+      stateFile,
+      timeLimitMinutes,
+      seed: numberOpt("seed", v.seed, 0, true),
+      runId: runIdFromEnv(),
+      signal: controller.signal
+    }, {
+      runAb: async (o) => {
+        const ui = terminalUi({ [o.candidate.id]: o.candidate.label, [o.reference.id]: o.reference.label });
+        try {
+          return await runPipeline(o, ui);
+        } finally {
+          ui.stop();
+        }
+      },
+      candidateFailed: (e) => candidateCouldNotStart(e),
+      log: (m) => log.info(m),
+      describe: describeError
+    });
+  } finally {
+    log.stop();
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
+  const markdown = renderBisectMarkdown(report, { name: "rabbitmq-perf-gate" });
+  const files = writeBisectFiles(out, report, markdown);
+  if (v.html) {
+    writeFileAtomic(resolve4(v.html), renderBisectHtml(report));
+    process.stderr.write(`HTML report: ${resolve4(v.html)}
+`);
+  }
+  if (v.json) process.stdout.write(JSON.stringify(report, null, 1) + "\n");
+  else if (process.stdout.isTTY) process.stdout.write(bisectTerminal(report, colorAllowed(process.stdout)));
+  else process.stdout.write(markdown);
+  process.stderr.write(`bisect report: ${files.json}; state: ${stateFile}
+`);
+  if (report.stopped) process.stderr.write(`stopped: ${report.stopped}. Run the same command again to resume from ${stateFile}.
+`);
+  return bisectExit(report, controller.signal.aborted);
+}
+
+// src/cli/nightly.ts
+import { resolve as resolve5 } from "node:path";
+var REVISION_LABEL = "org.opencontainers.image.revision";
+function historyOrEmpty(file) {
+  const read = readHistory(file);
+  if (read.status === "unusable") throw read.error;
+  return read.status === "ok" ? read.history : emptyHistory();
+}
+async function nightlyCommand(v) {
+  if (!v.image && !v.target) throw new GateError("nightly measures an image it starts", { field: "--image" }, "give tonight's image, e.g. --image pivotalrabbitmq/rabbitmq:main-otp28");
+  const baselineFile = resolve5(v["baseline-file"] ?? DEFAULTS.baselineFile);
+  const historyFile = resolve5(v["history-file"] ?? DEFAULTS.historyFile);
+  const scenarios = v.scenarios ?? DEFAULTS.scenarios;
+  const { candidate, reference } = await cliTargets("check", v);
+  resolveScenarios(scenarios);
+  const history = historyOrEmpty(historyFile);
+  const read = readBaseline(baselineFile);
+  if (read.status === "unusable") throw read.error;
+  const stored = read.status === "ok" ? read.baseline : void 0;
+  if (!reference && !stored?.anchor) {
+    throw new GateError(
+      `nightly compares tonight's image pair by pair with a fixed reference broker, and ${baselineFile} ${stored ? "records no broker to start again" : "does not exist"}`,
+      { file: baselineFile, field: "--baseline-file" },
+      "refresh a baseline once on the reference image (rabbitmq-perf-gate refresh --image IMG), or give --baseline-image"
+    );
+  }
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
+  let report;
+  try {
+    report = await runPipeline({
+      scenarios,
+      candidate,
+      reference,
+      mode: "check",
+      stored,
+      signal: controller.signal,
+      runId: runIdFromEnv(),
+      repetitions: numberOpt("repetitions", v.repetitions, 1, true),
+      seed: numberOpt("seed", v.seed, 0, true),
+      duration: numberOpt("duration", v.duration, 1),
+      warmup: numberOpt("warmup", v.warmup, 0),
+      timeLimitSeconds: (numberOpt("time-limit", v["time-limit"], 0) ?? DEFAULTS.timeLimitMinutes) * 60,
+      sequential: !v["no-sequential"],
+      looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks")
+    }, ui);
+  } finally {
+    ui.stop();
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
+  const stopped = report.errors.find((e) => isRunScope(e.scope));
+  if (!controller.signal.aborted && !stopped) {
+    const image = candidate.kind === "docker" ? candidate.image : void 0;
+    const revision = v.revision ?? (image ? await imageLabel(image, REVISION_LABEL) : void 0);
+    const { summary } = recordNight(report, history, { file: historyFile, displayFile: v["history-file"] ?? DEFAULTS.historyFile, revision, template: v.template, scenarios });
+    report.nightly = summary;
+    ui.info(`history: ${historyFile} (${summary.nights} nights)`);
+  } else ui.warn(`${stopped?.message ?? "interrupted"}: a partial night is not recorded; ${historyFile} was left untouched`);
+  const section = report.nightly ? nightlySection(report.nightly) : "";
+  const summaryMd = renderSummary(report, { name: "rabbitmq-perf-gate", trend: section });
+  const files = writeReportFiles(resolve5(v.out ?? DEFAULTS.reportDir), report, summaryMd);
+  emit(report, v, () => summaryMd);
+  if (process.stdout.isTTY && !v.json && section) process.stdout.write(`
+${section}`);
+  ui.info(`report: ${files.json}`);
+  if (controller.signal.aborted) return 130;
+  if (stopped) return 2;
+  return report.nightly?.newSteps.some((s) => s.worse) ? 1 : 0;
+}
+function stepsCommand(file, v) {
+  const read = readHistory(file);
+  if (read.status === "missing") throw new GateError("no such history file", { file }, "give the path of a nightly history (written by nightly)");
+  if (read.status === "unusable") throw read.error;
+  const h = read.history;
+  const last = h.entries.at(-1);
+  const d = detectSteps({ ...h, steps: [] }, last?.createdAt ?? (/* @__PURE__ */ new Date()).toISOString(), {
+    minMagnitude: numberOpt("min-magnitude", v["min-magnitude"], 0),
+    pValue: numberOpt("p-value", v["p-value"], 0)
+  });
+  const summary = nightlySummary(d, file);
+  if (v.json) process.stdout.write(JSON.stringify(summary, null, 1) + "\n");
+  else process.stdout.write(nightlySection(summary));
+  return 0;
+}
+
 // src/cli.ts
 function usageError(message) {
   process.stderr.write(`error: ${message} (see "rabbitmq-perf-gate --help")
@@ -627,7 +774,9 @@ async function main(argv) {
   const wrong = Object.keys(values).filter((k) => !spec.options.includes(k));
   if (wrong.length) return usageError(`--${wrong[0]} does not apply to "${command}"`);
   if (args.length > spec.args) return usageError(`"${command}" takes ${spec.args || "no"} file argument${spec.args === 1 ? "" : "s"}, got "${args.join('" "')}"`);
-  if (args.length < spec.args) return usageError(command === "report" ? "report needs the path of a report.json" : "compare needs two files: NEW/report.json and OLD/report.json or a baseline.json");
+  if (args.length < spec.args) {
+    return usageError(command === "report" ? "report needs the path of a report.json" : command === "steps" ? "steps needs the path of a nightly history file" : "compare needs two files: NEW/report.json and OLD/report.json or a baseline.json");
+  }
   try {
     switch (command) {
       case "run":
@@ -640,6 +789,12 @@ async function main(argv) {
         return await cleanupCommand(values);
       case "report":
         return reportCommand(args[0], values);
+      case "bisect":
+        return await bisectCommand(values);
+      case "nightly":
+        return await nightlyCommand(values);
+      case "steps":
+        return stepsCommand(args[0], values);
       default:
         return compareCommand(args, values);
     }

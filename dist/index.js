@@ -21,7 +21,11 @@ import {
   TOOL,
   answerCell,
   baselineFromRun,
+  bisectHeadline,
+  bisectSession,
+  candidateCouldNotStart,
   delta,
+  emptyHistory,
   gitCommit,
   hasCommit,
   headlineText,
@@ -31,33 +35,42 @@ import {
   loadTarget,
   marker,
   md,
-  median,
   metricDef,
   newRunId,
+  nightlySection,
   num,
   parseBaseline,
+  parseHistory,
   parseLooks,
   parseShard,
   readBaseline,
+  readHistory,
+  recordNight,
+  renderBisectMarkdown,
   renderComment,
   renderSummary,
   require_ajv,
+  resolveBisectImages,
+  resolveScenarios,
   restContents,
   runAnswer,
   runPipeline,
   storedMismatch,
+  trendChart,
   trialValues,
   withScenarioKind,
   workingTree,
   writeBaseline,
+  writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-HRVMIKVG.js";
+} from "./chunks/chunk-VGD7DRKQ.js";
 import {
   GateError,
   describeError,
+  imageLabel,
   interruptible
-} from "./chunks/chunk-KRXTQYWP.js";
+} from "./chunks/chunk-NB5XTVHK.js";
 import {
   __commonJS,
   __require,
@@ -188,11 +201,11 @@ var require_lib = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve6) {
-          resolve6(value);
+        return value instanceof P ? value : new P(function(resolve8) {
+          resolve8(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve6, reject) {
+      return new (P || (P = Promise))(function(resolve8, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -208,7 +221,7 @@ var require_lib = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -295,26 +308,26 @@ var require_lib = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve6) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve8) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve6(output.toString());
+              resolve8(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve6) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve8) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve6(Buffer.concat(chunks));
+              resolve8(Buffer.concat(chunks));
             });
           }));
         });
@@ -522,14 +535,14 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve8, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve6(res);
+                resolve8(res);
               }
             }
             this.requestRawWithCallback(info2, data, callbackForResult);
@@ -773,12 +786,12 @@ var require_lib = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve6) => setTimeout(() => resolve6(), ms));
+          return new Promise((resolve8) => setTimeout(() => resolve8(), ms));
         });
       }
       _processResponse(res, options) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve6, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve8, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -786,7 +799,7 @@ var require_lib = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve6(response);
+              resolve8(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -825,7 +838,7 @@ var require_lib = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve6(response);
+              resolve8(response);
             }
           }));
         });
@@ -837,7 +850,7 @@ var require_lib = __commonJS({
 });
 
 // src/config/action-inputs.ts
-var ACTION_MODES = ["check", "refresh", "comment", "merge"];
+var ACTION_MODES = ["check", "refresh", "comment", "merge", "bisect", "nightly"];
 function list(name) {
   const raw = getInput(name);
   return raw ? raw.split(/[\n,]/).map((x) => x.trim()).filter(Boolean) : void 0;
@@ -872,6 +885,24 @@ function githubInputs(mode) {
     shard: shard ? parseShard(shard) : void 0,
     trendMetric: getInput("trend-metric") || void 0
   };
+}
+function bisectInputs(mode) {
+  const opt = (name) => getInput(name) === "" ? void 0 : getInput(name);
+  const b = {
+    images: opt("bisect-images"),
+    template: opt("bisect-template"),
+    range: opt("bisect-range"),
+    repo: opt("bisect-repo"),
+    good: opt("bisect-good"),
+    bad: opt("bisect-bad"),
+    state: opt("bisect-state"),
+    attempts: number("bisect-attempts", 1, true),
+    commentOn: number("comment-on", 1, true)
+  };
+  if (mode === "bisect" && !b.images && !b.template && !b.range) {
+    throw new GateError("mode: bisect needs the images to search", { field: "bisect-images" }, "give bisect-images (oldest first: known good \u2026 known bad), or bisect-template with bisect-range GOOD..BAD");
+  }
+  return b;
 }
 function oneOf(name, value, allowed) {
   if (allowed.includes(value)) return value;
@@ -932,7 +963,10 @@ function readActionInputs() {
     seed: number("seed", 0, true),
     timeLimitMinutes: number("time-limit", 0, false) ?? DEFAULTS.timeLimitMinutes,
     ...githubInputs(mode),
-    targets: targetInputs()
+    targets: targetInputs(),
+    bisect: bisectInputs(mode),
+    historyFile: getInput("history-file") || DEFAULTS.historyFile,
+    revision: getInput("revision") || void 0
   };
 }
 
@@ -1039,11 +1073,11 @@ var httpClient = __toESM(require_lib(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve6) {
-      resolve6(value);
+    return value instanceof P ? value : new P(function(resolve8) {
+      resolve8(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve6, reject) {
+  return new (P || (P = Promise))(function(resolve8, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -1059,7 +1093,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve8(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -5257,46 +5291,6 @@ function readPrInfo(file) {
   return { schemaVersion: data.schemaVersion, tool: data.tool, number: data.number, headSha: data.headSha, headRepo: data.headRepo, name: data.name };
 }
 
-// src/github/trend.ts
-var MAX_POINTS = 20;
-var PREFERRED = ["consumed_rate", "published_rate"];
-var safe = (s) => s.replace(/[^\w .,:%/()+-]/g, "").slice(0, 60);
-var round = (x) => Number(x.toPrecision(4));
-function headlineMetric(r, pick) {
-  if (pick) {
-    const [scenario, metric] = pick.split("/");
-    return scenario && metric ? { scenario, metric } : void 0;
-  }
-  const values = trialValues(r, r.candidate);
-  for (const s of r.scenarios) {
-    const metrics = Object.keys(values[s.id] ?? {});
-    const metric = PREFERRED.find((m) => metrics.includes(m)) ?? s.gate.find((m) => metrics.includes(m));
-    if (metric) return { scenario: s.id, metric };
-  }
-  return void 0;
-}
-function trendChart(r, history, pick) {
-  const h = headlineMetric(r, pick);
-  if (!h || !history?.length) return "";
-  const now = trialValues(r, r.candidate)[h.scenario]?.[h.metric];
-  const points = history.map((e) => ({ label: safe(String(e.createdAt ?? "").slice(5, 10) || "?"), value: e.medians?.[h.scenario]?.[h.metric] })).filter((p) => typeof p.value === "number" && Number.isFinite(p.value)).slice(-MAX_POINTS);
-  if (now?.length) points.push({ label: "this run", value: median(now) });
-  if (points.length < 2) return "";
-  const def = metricDef(h.metric);
-  const title = safe(`${h.scenario} ${def.label}, median${def.unit ? ` ${def.unit}` : ""}`);
-  return [
-    `### Trend: ${md(h.scenario)} ${md(def.label)} (median${def.unit ? ` ${md(def.unit)}` : ""}, stored baseline history${now?.length ? " and this run" : ""})`,
-    "```mermaid",
-    "xychart-beta",
-    `  title "${title}"`,
-    `  x-axis [${points.map((p) => `"${p.label}"`).join(", ")}]`,
-    `  y-axis "${safe(def.unit || h.metric)}"`,
-    `  line [${points.map((p) => round(p.value)).join(", ")}]`,
-    "```",
-    ""
-  ].join("\n");
-}
-
 // src/github/publish.ts
 var SUMMARY_LIMIT = 1e6;
 async function writeJobSummary(summary2) {
@@ -5327,10 +5321,10 @@ function annotateComparisons(report, workspace) {
     else warning(msg, props);
   }
 }
-async function publishReport(report, s, ctx, history) {
+async function publishReport(report, s, ctx, history, trendSection) {
   const workspace = workspaceDir();
   const dir = resolve(workspace, s.reportDir);
-  const trend = trendChart(report, history, s.trendMetric);
+  const trend = trendSection ?? trendChart(report, history, s.trendMetric);
   const summary2 = renderSummary(report, { name: s.name, runUrl: ctx.runUrl, trend });
   let files = { json: resolve(dir, "report.json"), markdown: resolve(dir, "summary.md") };
   let prJson;
@@ -5377,9 +5371,9 @@ async function commentOnPullRequest(report, ctx, s, trend) {
 import { readFileSync as readFileSync4 } from "node:fs";
 import { isAbsolute as isAbsolute2, relative as relative2, sep as sep2 } from "node:path";
 var DEFAULT_NAME = "rabbitmq-perf-gate";
-function refreshBranch(name) {
+function refreshBranch(name, kind = "baseline-refresh") {
   const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "");
-  return `rabbitmq-perf-gate/baseline-refresh${name === DEFAULT_NAME || !slug ? "" : `-${slug}`}`;
+  return `rabbitmq-perf-gate/${kind}${name === DEFAULT_NAME || !slug ? "" : `-${slug}`}`;
 }
 async function refreshBaseline(report, s, ctx, file, previous) {
   const valid = report.trials.filter((t) => t.target === report.candidate && t.valid).length;
@@ -5397,27 +5391,36 @@ async function refreshBaseline(report, s, ctx, file, previous) {
   const next = baselineFromRun(report, previous, ctx.headSha);
   writeBaseline(file, next);
   info(`Baseline written to ${file} (${valid} valid trials).`);
+  return commitFile(file, s, ctx, {
+    branch: refreshBranch(s.name),
+    what: "Baseline",
+    message: `Refresh the ${s.name} performance baseline (${report.preset}, ${valid} trials)`,
+    body: () => prBody(report, previous, next, ctx.runUrl)
+  });
+}
+async function commitFile(file, s, ctx, o) {
   if (s.refreshCommit === "none") return file;
   const workspace = workspaceDir();
   const path = relative2(workspace, file).split(sep2).join("/");
-  if (!path || path.startsWith("..") || isAbsolute2(path)) throw new GateError(`baseline-file ${file} is outside the repository checkout`, { field: "baseline-file" }, "use a path inside the repository");
+  const field = o.what === "Baseline" ? "baseline-file" : "history-file";
+  if (!path || path.startsWith("..") || isAbsolute2(path)) throw new GateError(`${field} ${file} is outside the repository checkout`, { field }, "use a path inside the repository");
   if (!ctx.owner || !ctx.repo) throw new GateError("GITHUB_REPOSITORY is not set, so there is no repository to commit to", { field: "refresh-commit" });
   if (!s.token) throw new GateError("refresh-commit needs a github-token", { field: "github-token" }, "give the job `permissions: contents: write, pull-requests: write`");
   const content = readFileSync4(file).toString("base64");
   const octokit = client(s.token, ctx.apiUrl);
   const repo = { owner: ctx.owner, repo: ctx.repo };
-  const message = `Refresh the ${s.name} performance baseline (${report.preset}, ${valid} trials)`;
+  const message = o.message;
   let step = "read the repository";
   try {
     const base = ctx.defaultBranch ?? (await octokit.rest.repos.get(repo)).data.default_branch;
     if (s.refreshCommit === "direct") {
       step = `commit ${path} to ${base}`;
       const url2 = await putFile(octokit, repo, path, base, content, message);
-      info(`Baseline committed to ${base}: ${url2}`);
+      info(`${o.what} committed to ${base}: ${url2}`);
       return url2;
     }
-    const branch = refreshBranch(s.name);
-    step = `find the open baseline pull request from ${branch}`;
+    const branch = o.branch;
+    step = `find the open pull request from ${branch}`;
     const [open] = (await octokit.rest.pulls.list({ ...repo, state: "open", head: `${ctx.owner}:${branch}`, base, per_page: 1 })).data;
     step = `rebuild ${branch} from ${base}`;
     const scratch = `${branch}-next`;
@@ -5432,13 +5435,25 @@ async function refreshBaseline(report, s, ctx, file, previous) {
     } finally {
       await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${scratch}` }).catch(() => void 0);
     }
-    step = open ? `update pull request #${open.number}` : "open the baseline pull request";
-    const body = prBody(report, previous, next, ctx.runUrl);
+    step = open ? `update pull request #${open.number}` : "open the pull request";
+    const body = o.body();
     const pr = open ? (await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: message, body })).data : (await octokit.rest.pulls.create({ ...repo, head: branch, base, title: message, body })).data;
-    info(`Baseline pull request ${open ? "updated" : "opened"}: ${pr.html_url}`);
+    info(`${o.what} pull request ${open ? "updated" : "opened"}: ${pr.html_url}`);
     return pr.html_url;
   } catch (e) {
     throw apiError(step, e);
+  }
+}
+async function fileOnBranch(file, s, ctx, branch) {
+  if (!s.token || !ctx.owner || !ctx.repo) return void 0;
+  const path = relative2(workspaceDir(), file).split(sep2).join("/");
+  if (!path || path.startsWith("..") || isAbsolute2(path)) return void 0;
+  try {
+    const { data } = await client(s.token, ctx.apiUrl).rest.repos.getContent({ owner: ctx.owner, repo: ctx.repo, path, ref: branch });
+    const f = data;
+    return f.type === "file" && typeof f.content === "string" ? Buffer.from(f.content, f.encoding ?? "base64").toString("utf8") : void 0;
+  } catch {
+    return void 0;
   }
 }
 async function pointRef(octokit, repo, branch, sha) {
@@ -6053,13 +6068,168 @@ async function verifyPullRequest(token, ctx, wr, pr, prFile) {
   return false;
 }
 
+// src/github/bisect.ts
+import { join as join4, resolve as resolve6 } from "node:path";
+var ACTION_FIELDS = { images: "bisect-images", template: "bisect-template", range: "bisect-range", repo: "bisect-repo", good: "bisect-good", bad: "bisect-bad" };
+async function bisectMode(s, ctx, signal) {
+  const workspace = workspaceDir();
+  const b = s.bisect;
+  const { images, range } = await resolveBisectImages({ ...b, repo: b.repo === void 0 ? void 0 : resolve6(workspace, b.repo) }, ACTION_FIELDS);
+  resolveScenarios(s.scenarios, workspace);
+  const runId = newRunId();
+  saveState("run-id", runId);
+  const stateFile = resolve6(workspace, b.state ?? join4(s.reportDir, "bisect-state.json"));
+  const report = await bisectSession({
+    definition: { images, range, scenarios: s.scenarios, duration: s.duration, warmup: s.warmup, looks: s.looks, repetitions: s.repetitions, attempts: b.attempts },
+    stateFile,
+    timeLimitMinutes: s.timeLimitMinutes,
+    seed: s.seed,
+    runId,
+    cwd: workspace,
+    signal
+  }, {
+    runAb: (o) => group(`A/B of ${o.candidate.image} against ${o.reference.image}`, () => runPipeline(o, actionUi)),
+    candidateFailed: (e) => candidateCouldNotStart(e),
+    log: (m) => info(m),
+    describe: describeError
+  });
+  const markdown = renderBisectMarkdown(report, { name: s.name, runUrl: ctx.runUrl });
+  let file = resolve6(workspace, s.reportDir, "bisect.json");
+  try {
+    file = writeBisectFiles(resolve6(workspace, s.reportDir), report, markdown, { name: s.name, runUrl: ctx.runUrl }).json;
+  } catch (e) {
+    annotate(new GateError(`bisect report files: ${describeError(e)}; the result is still in the job summary`));
+  }
+  await writeJobSummary(markdown);
+  const st = report.status;
+  setOutput("report", file);
+  setOutput("bisect-status", st.state);
+  if (st.culprit !== void 0) {
+    setOutput("culprit", report.state.images[st.culprit].image);
+    if (report.state.images[st.culprit].commit) setOutput("culprit-commit", report.state.images[st.culprit].commit);
+  }
+  if (b.commentOn && s.comment !== "never") await commentOn(b.commentOn, markdown, s, ctx);
+  const headline = bisectHeadline(report);
+  if (signal.aborted) setFailed(`The bisect was cancelled after ${report.state.steps.length} steps; run it again with the same inputs and ${stateFile} kept to resume.`);
+  else if (st.state === "running") setFailed(`The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join4(s.reportDir, "bisect-state.json")} (actions/cache) and run it again to resume.`);
+  else if (st.state === "ambiguous") warning(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
+  else notice(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
+  return report;
+}
+async function commentOn(issue, markdown, s, ctx) {
+  if (!s.token || !ctx.owner || !ctx.repo) {
+    warning("comment-on needs a github-token and GITHUB_REPOSITORY: the bisect comment was skipped.", { title: "rabbitmq-perf-gate bisect" });
+    return;
+  }
+  const mark = marker(`${s.name} bisect`);
+  try {
+    const r = await upsertComment(client(s.token, ctx.apiUrl), { owner: ctx.owner, repo: ctx.repo, issueNumber: issue }, mark, `${mark}
+${markdown}`, "always", true);
+    info(`bisect comment: ${r.action}${r.url ? ` ${r.url}` : ""}`);
+    if (r.url) setOutput("comment-url", r.url);
+  } catch (e) {
+    warning(`${describeError(apiError(`comment on #${issue}`, e))}`, { title: "rabbitmq-perf-gate bisect" });
+  }
+}
+
+// src/github/nightly.ts
+import { resolve as resolve7 } from "node:path";
+var REVISION_LABEL = "org.opencontainers.image.revision";
+var signed = (m) => `${m >= 0 ? "+" : "\u2212"}${Math.abs(m * 100).toFixed(1)} %`;
+async function nightlyMode(s, ctx, signal) {
+  const workspace = workspaceDir();
+  const historyPath = resolve7(workspace, s.historyFile);
+  const branch = refreshBranch(s.name, "nightly-history");
+  const pending = s.refreshCommit === "pr" ? await fileOnBranch(historyPath, s, ctx, branch) : void 0;
+  const read = pending !== void 0 ? parseHistory(pending, `${s.historyFile} on ${branch}`) : readHistory(historyPath);
+  if (read.status === "unusable") throw read.error;
+  const history = read.status === "ok" ? read.history : emptyHistory();
+  if (pending !== void 0 && read.status === "ok") info(`Appending to ${s.historyFile} as it is on ${branch} (${read.history.entries.length} nights, not merged yet).`);
+  const baselinePath = resolve7(workspace, s.baselineFile);
+  const stored = storedBaseline(baselinePath, true);
+  const image = s.targets.brokerImage;
+  if (!image) throw new GateError("mode: nightly measures an image it starts", { field: "broker-image" }, "give tonight's image, e.g. broker-image: pivotalrabbitmq/rabbitmq:main-otp28");
+  const baselineImage = s.targets.baselineImage;
+  if (!baselineImage && !stored?.anchor) {
+    throw new GateError(
+      `mode: nightly compares tonight's image pair by pair with a fixed reference broker, and ${s.baselineFile} ${stored ? "records no broker to start again" : "does not exist"}`,
+      { file: s.baselineFile, field: "baseline-file" },
+      "run mode: refresh once with broker-image set to the reference image (it records that broker), or give baseline-image"
+    );
+  }
+  const docker = (id2, img, config) => ({ id: id2, label: img, kind: "docker", image: img, configFiles: config.map((f) => resolve7(workspace, f)), nodes: s.targets.nodes, env: {}, setup: [], network: "host" });
+  const candidate = docker("candidate", image, s.targets.brokerConfig);
+  const reference = baselineImage ? { ...docker("baseline", baselineImage, s.targets.baselineConfig ?? s.targets.brokerConfig), label: baselineImage === image ? `${baselineImage} (reference)` : baselineImage } : void 0;
+  const runId = newRunId();
+  saveState("run-id", runId);
+  const report = await runPipeline({
+    scenarios: s.scenarios,
+    candidate,
+    reference,
+    mode: "check",
+    stored,
+    repetitions: s.repetitions,
+    seed: s.seed,
+    duration: s.duration,
+    warmup: s.warmup,
+    cwd: workspace,
+    runId,
+    signal,
+    timeLimitSeconds: s.timeLimitMinutes * 60,
+    anchor: true,
+    sequential: s.sequential,
+    failFast: s.failFast,
+    looks: s.looks,
+    targetNote: `nightly: ${image} against ${baselineImage ?? "the stored baseline's broker"}`
+  }, actionUi);
+  const stopped = report.errors.find((e) => isRunScope(e.scope));
+  let summary2;
+  if (!signal.aborted && !stopped) {
+    const revision = s.revision ?? await imageLabel(image, REVISION_LABEL);
+    summary2 = recordNight(report, history, {
+      file: historyPath,
+      displayFile: s.historyFile,
+      commit: ctx.headSha,
+      runUrl: ctx.runUrl,
+      revision,
+      template: s.bisect.template,
+      scenarios: s.scenarios,
+      notes: revision ? [] : [`no source commit recorded for ${image}: give input revision (or build the image with the label ${REVISION_LABEL}) so a new step comes with a bisect range`]
+    }).summary;
+    report.nightly = summary2;
+    info(`Nightly history ${s.historyFile}: ${summary2.nights} nights, ${summary2.newSteps.length} new step(s).`);
+  } else warning(`${stopped?.message ?? "The run was cancelled."} A partial night is not recorded: ${s.historyFile} was left untouched.`);
+  const pub = await publishReport(report, s, ctx, void 0, summary2 ? nightlySection(summary2) : void 0);
+  const out = { report, reportFile: pub.json, decides: false, failed: pub.failed, problem: runProblem(report), stoppedEarly: !!stopped && !signal.aborted };
+  if (!summary2) return out;
+  setOutput("new-steps", String(summary2.newSteps.length));
+  for (const step of summary2.newSteps) {
+    const text = `${step.scenario} ${metricDef(step.metric).label}: a step of ${signed(step.magnitude)} (${step.series === "ratio" ? "paired ratio against the reference" : "median"}) between the nights of ${step.before} and ${step.at}`;
+    if (step.worse) error(`Performance step: ${text}. See the job summary for the bisect command.`, { title: "rabbitmq-perf-gate nightly" });
+    else notice(`Performance step: ${text}.`, { title: "rabbitmq-perf-gate nightly" });
+  }
+  if (summary2.newSteps.some((x) => x.worse) && s.failOnRegression) out.failed = true;
+  const n = summary2.newSteps.length;
+  out.refreshUrl = await commitFile(historyPath, s, ctx, {
+    branch,
+    what: "Nightly history",
+    message: `Nightly ${s.name} performance history: ${report.createdAt.slice(0, 10)}${n ? `, ${n} new step${n === 1 ? "" : "s"}` : ""}`,
+    body: () => ["Nightly run of rabbitmq-perf-gate: tonight's image against the fixed reference broker, appended to the history.", "", nightlySection(summary2), ctx.runUrl ? `[Workflow run](${ctx.runUrl})` : ""].join("\n")
+  });
+  return out;
+}
+
 // src/main.ts
 async function run() {
   await interruptible(async (signal) => {
     try {
       const s = readActionInputs();
       const ctx = readRunContext();
-      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : await runMode(s, ctx, signal);
+      if (s.mode === "bisect") {
+        await bisectMode(s, ctx, signal);
+        return;
+      }
+      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : s.mode === "nightly" ? await nightlyMode(s, ctx, signal) : await runMode(s, ctx, signal);
       const { report } = out;
       setOutput("verdict", report.verdict);
       setOutput("answer", runAnswer(report));

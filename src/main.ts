@@ -1,11 +1,14 @@
 // The action's orchestrator, kept small: inputs → the mode's work (src/github/: check/refresh run
 // the matrix or a shard of it, merge combines shards, comment posts a fork's report from a
-// workflow_run job) → outputs and exit status. Problems become one annotation each.
+// workflow_run job, nightly appends to the history, bisect searches images and sets its own
+// outputs) → outputs and exit status. Problems become one annotation each.
 import * as core from '@actions/core';
 import { readActionInputs } from './config/action-inputs';
 import { readRunContext } from './github/context';
 import { mergeMode, runMode, type Outcome } from './github/gate';
 import { commentMode } from './github/comment-mode';
+import { bisectMode } from './github/bisect';
+import { nightlyMode } from './github/nightly';
 import { annotate } from './github/publish';
 import { interruptible } from './broker/cleanup';
 import { headlineText, runAnswer } from './report/format';
@@ -17,8 +20,13 @@ export async function run(): Promise<void> {
     try {
       const s = readActionInputs();
       const ctx = readRunContext();
+      if (s.mode === 'bisect') {
+        await bisectMode(s, ctx, signal); // sets its own outputs and status
+        return;
+      }
       const out: Outcome = s.mode === 'comment' ? await commentMode(s, ctx)
         : s.mode === 'merge' ? await mergeMode(s, ctx)
+        : s.mode === 'nightly' ? await nightlyMode(s, ctx, signal)
         : await runMode(s, ctx, signal);
       const { report } = out;
       core.setOutput('verdict', report.verdict);

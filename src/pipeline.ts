@@ -21,6 +21,7 @@ import { resolveScenarios } from './config/catalogue';
 import { describeError, GateError } from './schema/errors';
 import { bootTargets } from './broker/boot';
 import { containerLogsOf } from './broker/docker';
+import { assertDockerAvailable } from './broker/docker-cli';
 import type { BrokerHandle } from './broker/provider';
 import { type Capable, type Unmet, unmetNeed } from './broker/capabilities';
 import { pluginsFor } from './broker/endpoints';
@@ -97,6 +98,26 @@ export type { Ui };
 
 /** Thrown inside the run when a signal came before any trial could start: straight to the report. */
 class StoppedBeforeTrials extends Error {}
+/** Errors thrown because a target could not be started, by the target's id (see startFailedTarget). */
+const failedStarts = new WeakMap<object, string>();
+
+function startFailure(target: string, error: unknown): unknown {
+  const e = error !== null && typeof error === 'object' ? error : new Error(String(error));
+  failedStarts.set(e, target);
+  return e;
+}
+
+/** The id of the target whose start made runPipeline throw `e` (the image could not be pulled, or
+ *  the broker did not boot), or undefined for any other error: a bisect skips such a candidate. */
+export function startFailedTarget(e: unknown): string | undefined {
+  return e !== null && typeof e === 'object' ? failedStarts.get(e) : undefined;
+}
+
+/** The candidate of a run could not be pulled or started while Docker itself answers (a bisect
+ *  skips such an image; Docker being down ends the search instead). */
+export async function candidateCouldNotStart(e: unknown, candidate = 'candidate'): Promise<boolean> {
+  return startFailedTarget(e) === candidate && (await assertDockerAvailable().then(() => true, () => false));
+}
 
 export function newRunId(): string {
   return randomBytes(4).toString('hex');
@@ -187,7 +208,7 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
       if (b.error) {
         const logs = containerLogsOf(b.error);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
-        if (!anchor || spec !== anchor.reference || b.handle) throw b.error;
+        if (!anchor || spec !== anchor.reference || b.handle) throw startFailure(spec.id, b.error);
         // The recorded broker did not come up: the stored trials decide, as without an anchor.
         anchor.note = `the stored baseline's broker could not be started again (${(b.error as Error).message}): compared with the baseline's stored trials`;
         ui.warn(`Stored baseline: ${anchor.note}.`);

@@ -185,3 +185,10 @@ export async function imageFiles(image: string, name: string, paths: string[], l
   }
   return out;
 }
+
+/** A label of a local image (e.g. org.opencontainers.image.revision), or undefined when it has none. */
+export async function imageLabel(ref: string, label: string): Promise<string | undefined> {
+  const r = await docker(['image', 'inspect', '--format', `{{index .Config.Labels ${JSON.stringify(label)}}}`, ref], { allowFail: true });
+  const v = r.stdout.trim();
+  return r.code === 0 && v && v !== '<no value>' ? v : undefined;
+}

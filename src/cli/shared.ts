@@ -23,6 +23,10 @@ Usage:
   rabbitmq-perf-gate list                   presets and scenarios with expected durations
   rabbitmq-perf-gate cleanup                remove broker containers left by runs whose process is gone
                                             (a SIGKILL, an OOM kill); list those of runs still going
+  rabbitmq-perf-gate bisect  [options]      find the first image of an ordered list that regresses against its first
+  rabbitmq-perf-gate nightly [options]      A/B tonight's image against the stored baseline's broker, append the
+                                            result to the history file and report new steps (change points)
+  rabbitmq-perf-gate steps   HISTORY.json   the change points of a nightly history file
 
 Options for run and refresh:
   --scenarios X          preset, scenario file/folder, or comma-separated ids (default: pr)
@@ -58,7 +62,26 @@ Options for run and refresh:
                          seed, plan and settings; its targets (or the ones given) are started again
                          and must be the same brokers; the trials it kept plus the rest of its plan
                          are written to DIR (or --out)
-Output options (run, refresh, compare, report):
+Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetitions, --seed, --out):
+  --images A,B,…         the images in order: the first known good, the last known bad
+  --good X, --bad Y      in --images: the known-good and known-bad images (names or positions)
+  --template T --range GOOD..BAD   or: the image of each first-parent commit of a git range,
+                         T with {sha} (or {sha:N}) where the commit goes, e.g. my/rabbitmq:sha-{sha}
+  --repo DIR             the git checkout the range is read from (default: the current directory)
+  --state FILE           the search's state, written after every step; the same command resumes
+                         from it (default: OUT/bisect-state.json)
+  --time-limit MIN       minutes this session may take (default ${DEFAULTS.timeLimitMinutes}; 0 = none); resume to go on
+  --attempts N           A/Bs an undecided image gets, each with a wider cap (default 2)
+  Each step is a same-run paired A/B of one image against the good end (as run --baseline-image):
+  fail = bad, pass = good, warn/inconclusive = undecided (repeated, never guessed); an image that
+  cannot be pulled or started is skipped and named. Exit status: 0 culprit found, 1 only skipped or
+  undecided images left between the last good and first bad, 3 time limit reached (run it again).
+Options for nightly (and the run options): --image IMG (tonight's), --history-file F (default
+  ${DEFAULTS.historyFile}), --revision SHA (its source commit), --template T (for the bisect command
+  a new step suggests). The reference is the stored baseline's broker (--baseline-file; refresh it
+  once with --image), or --baseline-image.
+Options for steps: --min-magnitude F (default 0.03), --p-value P (default 0.001)
+Output options (run, refresh, compare, report, bisect, nightly; steps takes --json):
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
@@ -79,6 +102,8 @@ Examples:
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
   rabbitmq-perf-gate run --resume rabbitmq-perf-gate-report
   rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
+  rabbitmq-perf-gate bisect --template pivotalrabbitmq/rabbitmq:sha-{sha}-otp28 --range v3.13.1..v3.13.2 --repo ../rabbitmq-server --scenarios one_fast
+  rabbitmq-perf-gate nightly --image pivotalrabbitmq/rabbitmq:main-otp28 --scenarios pr
 `;
 
 const OPTIONS = {
@@ -87,6 +112,9 @@ const OPTIONS = {
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
   warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, resume: { type: 'string' },
+  images: { type: 'string' }, template: { type: 'string' }, range: { type: 'string' }, repo: { type: 'string' }, good: { type: 'string' }, bad: { type: 'string' },
+  state: { type: 'string' }, 'time-limit': { type: 'string' }, attempts: { type: 'string' }, 'history-file': { type: 'string' }, revision: { type: 'string' },
+  'min-magnitude': { type: 'string' }, 'p-value': { type: 'string' },
   json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
 } as const;
 
@@ -98,6 +126,9 @@ export const COMMANDS: Record<string, { options: string[]; args: number }> = {
   report: { options: ['json', 'html'], args: 1 },
   list: { options: ['json'], args: 0 },
   cleanup: { options: ['json'], args: 0 },
+  bisect: { options: ['images', 'good', 'bad', 'template', 'range', 'repo', 'state', 'time-limit', 'attempts', 'scenarios', 'duration', 'warmup', 'looks', 'repetitions', 'seed', 'out', 'json', 'html'], args: 0 },
+  nightly: { options: [...RUN_OPTS, 'baseline-image', 'history-file', 'revision', 'template', 'time-limit', 'looks', 'no-sequential'], args: 0 },
+  steps: { options: ['min-magnitude', 'p-value', 'json'], args: 1 },
 };
 
 export function parse(argv: string[]) {

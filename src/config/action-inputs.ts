@@ -7,8 +7,10 @@ import { parseShard, type Shard } from '../plan/shard';
 import { GateError } from '../schema/errors';
 import { parseLooks } from './looks';
 
-/** check/refresh run the matrix; comment posts a finished report (workflow_run); merge combines shards. */
-export const ACTION_MODES = ['check', 'refresh', 'comment', 'merge'] as const;
+/** check/refresh run the matrix; comment posts a finished report (workflow_run); merge combines
+ *  shards; bisect searches an image list or git range for the first regression; nightly A/Bs
+ *  tonight's image against the baseline's broker and appends to the history file. */
+export const ACTION_MODES = ['check', 'refresh', 'comment', 'merge', 'bisect', 'nightly'] as const;
 export type ActionMode = (typeof ACTION_MODES)[number];
 export type RefreshCommit = 'pr' | 'direct' | 'none';
 
@@ -52,6 +54,27 @@ export interface ActionSettings {
   trendMetric?: string;
   // --- Targets (issues 3 and 10): images, target files, base vs head ---
   targets: TargetInputs;
+  // --- Bisect and nightly history (issue 34) ---
+  bisect: BisectInputs;
+  /** mode: nightly — the history file (in the repository) each night is appended to. */
+  historyFile: string;
+  /** mode: nightly — the source commit of broker-image (else its org.opencontainers.image.revision label). */
+  revision?: string;
+}
+
+export interface BisectInputs {
+  images?: string;
+  template?: string;
+  range?: string;
+  /** The checkout the range is read from (relative to the workspace). */
+  repo?: string;
+  good?: string;
+  bad?: string;
+  /** The state file (relative to the workspace); default: report-dir/bisect-state.json. */
+  state?: string;
+  attempts?: number;
+  /** An issue or pull request to post the result to. */
+  commentOn?: number;
 }
 
 export interface TargetInputs {
@@ -101,6 +124,19 @@ function githubInputs(mode: ActionMode): Pick<ActionSettings, 'report' | 'report
     shard: shard ? parseShard(shard) : undefined,
     trendMetric: core.getInput('trend-metric') || undefined,
   };
+}
+
+function bisectInputs(mode: ActionMode): BisectInputs {
+  const opt = (name: string) => (core.getInput(name) === '' ? undefined : core.getInput(name));
+  const b: BisectInputs = {
+    images: opt('bisect-images'), template: opt('bisect-template'), range: opt('bisect-range'), repo: opt('bisect-repo'),
+    good: opt('bisect-good'), bad: opt('bisect-bad'), state: opt('bisect-state'), attempts: number('bisect-attempts', 1, true),
+    commentOn: number('comment-on', 1, true),
+  };
+  if (mode === 'bisect' && !b.images && !b.template && !b.range) {
+    throw new GateError('mode: bisect needs the images to search', { field: 'bisect-images' }, 'give bisect-images (oldest first: known good … known bad), or bisect-template with bisect-range GOOD..BAD');
+  }
+  return b;
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -168,5 +204,8 @@ export function readActionInputs(): ActionSettings {
     timeLimitMinutes: number('time-limit', 0, false) ?? DEFAULTS.timeLimitMinutes,
     ...githubInputs(mode),
     targets: targetInputs(),
+    bisect: bisectInputs(mode),
+    historyFile: core.getInput('history-file') || DEFAULTS.historyFile,
+    revision: core.getInput('revision') || undefined,
   };
 }

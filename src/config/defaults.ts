@@ -5,6 +5,7 @@ export const DEFAULTS = {
   scenarios: 'pr',
   brokerLabel: 'broker',
   baselineFile: '.github/rabbitmq-perf/baseline.json',
+  historyFile: '.github/rabbitmq-perf/history.json',
   targetFile: '.github/rabbitmq-perf/target.yml',
   reportDir: 'rabbitmq-perf-gate-report',
   mode: 'check',
@@ -42,4 +43,5 @@ export const ACTION_INPUT_DEFAULTS: Record<string, string> = {
   'report-dir': DEFAULTS.reportDir,
   'time-limit': String(DEFAULTS.timeLimitMinutes),
   'refresh-commit': DEFAULTS.refreshCommit,
+  'history-file': DEFAULTS.historyFile,
 };

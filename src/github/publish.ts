@@ -62,13 +62,14 @@ export interface Published {
   failed?: boolean;
 }
 
-/** Report files (+ pr.json on a pull request), job summary and annotations of a finished report.
+/** Report files (+ pr.json on a pull request), job summary and annotations of a finished report;
+ *  the trend section is the stored history's chart unless the caller renders its own (nightly).
  *  Files that cannot be written (disk full, permissions) are one error annotation; the job
  *  summary, annotations and comment still carry the results. */
-export async function publishReport(report: RunReport, s: ActionSettings, ctx: RunContext, history?: BaselineHistoryEntry[]): Promise<Published> {
+export async function publishReport(report: RunReport, s: ActionSettings, ctx: RunContext, history?: BaselineHistoryEntry[], trendSection?: string): Promise<Published> {
   const workspace = workspaceDir();
   const dir = resolve(workspace, s.reportDir);
-  const trend = trendChart(report, history, s.trendMetric);
+  const trend = trendSection ?? trendChart(report, history, s.trendMetric);
   const summary = renderSummary(report, { name: s.name, runUrl: ctx.runUrl, trend });
   let files = { json: resolve(dir, 'report.json'), markdown: resolve(dir, 'summary.md') };
   let prJson: string | undefined;

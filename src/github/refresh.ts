@@ -3,6 +3,7 @@
 // through the REST API — rebuilt each time as the default branch's head plus one commit — and
 // opens one pull request, or updates it in place while it is open; with
 // `direct`, commits them to the default branch; with `none`, only the workspace file is written.
+// commitFile does the committing for any file the action writes (mode: nightly's history too).
 import { workspaceDir } from './context';
 import { isRunScope } from '../compare/judge';
 import * as core from '@actions/core';
@@ -21,10 +22,10 @@ import type { RunContext } from './context';
 type Octokit = ReturnType<typeof client>;
 const DEFAULT_NAME = 'rabbitmq-perf-gate';
 
-/** One branch per gate name: rabbitmq-perf-gate/baseline-refresh[-name]. */
-export function refreshBranch(name: string): string {
+/** One branch per gate name and file: rabbitmq-perf-gate/baseline-refresh[-name] (or nightly-history[-name]). */
+export function refreshBranch(name: string, kind: 'baseline-refresh' | 'nightly-history' = 'baseline-refresh'): string {
   const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
-  return `rabbitmq-perf-gate/baseline-refresh${name === DEFAULT_NAME || !slug ? '' : `-${slug}`}`;
+  return `rabbitmq-perf-gate/${kind}${name === DEFAULT_NAME || !slug ? '' : `-${slug}`}`;
 }
 
 /** Writes the baseline file; returns where the refreshed baseline went (file, PR or commit URL). */
@@ -41,31 +42,46 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
   const next = baselineFromRun(report, previous, ctx.headSha);
   writeBaseline(file, next);
   core.info(`Baseline written to ${file} (${valid} valid trials).`);
+  return commitFile(file, s, ctx, {
+    branch: refreshBranch(s.name), what: 'Baseline',
+    message: `Refresh the ${s.name} performance baseline (${report.preset}, ${valid} trials)`,
+    body: () => prBody(report, previous, next, ctx.runUrl),
+  });
+}
+
+/**
+ * Puts a file the run wrote in the workspace into the repository as refresh-commit says: `none`
+ * leaves it there (returns its path), `direct` commits it to the default branch, `pr` rebuilds
+ * `branch` as the default branch's head plus one commit with the file and opens (or updates in
+ * place) one pull request from it. Returns the file path, commit URL or pull request URL.
+ */
+export async function commitFile(file: string, s: ActionSettings, ctx: RunContext, o: { branch: string; message: string; body: () => string; what: string }): Promise<string> {
   if (s.refreshCommit === 'none') return file;
   const workspace = workspaceDir();
   const path = relative(workspace, file).split(sep).join('/');
-  if (!path || path.startsWith('..') || isAbsolute(path)) throw new GateError(`baseline-file ${file} is outside the repository checkout`, { field: 'baseline-file' }, 'use a path inside the repository');
+  const field = o.what === 'Baseline' ? 'baseline-file' : 'history-file';
+  if (!path || path.startsWith('..') || isAbsolute(path)) throw new GateError(`${field} ${file} is outside the repository checkout`, { field }, 'use a path inside the repository');
   if (!ctx.owner || !ctx.repo) throw new GateError('GITHUB_REPOSITORY is not set, so there is no repository to commit to', { field: 'refresh-commit' });
   if (!s.token) throw new GateError('refresh-commit needs a github-token', { field: 'github-token' }, 'give the job `permissions: contents: write, pull-requests: write`');
-  // The exact bytes writeBaseline produced: one serialisation, whether read from disk or the PR.
+  // The exact bytes the run wrote: one serialisation, whether read from disk or the PR.
   const content = readFileSync(file).toString('base64');
   const octokit = client(s.token, ctx.apiUrl);
   const repo = { owner: ctx.owner, repo: ctx.repo };
-  const message = `Refresh the ${s.name} performance baseline (${report.preset}, ${valid} trials)`;
+  const message = o.message;
   let step = 'read the repository';
   try {
     const base = ctx.defaultBranch ?? (await octokit.rest.repos.get(repo)).data.default_branch;
     if (s.refreshCommit === 'direct') {
       step = `commit ${path} to ${base}`;
       const url = await putFile(octokit, repo, path, base, content, message);
-      core.info(`Baseline committed to ${base}: ${url}`);
+      core.info(`${o.what} committed to ${base}: ${url}`);
       return url;
     }
-    const branch = refreshBranch(s.name);
-    step = `find the open baseline pull request from ${branch}`;
+    const branch = o.branch;
+    step = `find the open pull request from ${branch}`;
     const [open] = (await octokit.rest.pulls.list({ ...repo, state: 'open', head: `${ctx.owner}:${branch}`, base, per_page: 1 })).data;
     // Every refresh rebuilds the branch as the default branch's head plus one commit with the
-    // file, so the baseline PR never carries a stale base. The commit is made on a scratch
+    // file, so the PR never carries a stale base. The commit is made on a scratch
     // branch and the refresh branch then jumps to it: it never equals the base, so an open PR
     // stays open (GitHub would mark it merged) and is updated in place.
     step = `rebuild ${branch} from ${base}`;
@@ -81,15 +97,30 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
     } finally {
       await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${scratch}` }).catch(() => undefined);
     }
-    step = open ? `update pull request #${open.number}` : 'open the baseline pull request';
-    const body = prBody(report, previous, next, ctx.runUrl);
+    step = open ? `update pull request #${open.number}` : 'open the pull request';
+    const body = o.body();
     const pr = open
       ? (await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: message, body })).data
       : (await octokit.rest.pulls.create({ ...repo, head: branch, base, title: message, body })).data;
-    core.info(`Baseline pull request ${open ? 'updated' : 'opened'}: ${pr.html_url}`);
+    core.info(`${o.what} pull request ${open ? 'updated' : 'opened'}: ${pr.html_url}`);
     return pr.html_url;
   } catch (e) {
     throw apiError(step, e);
+  }
+}
+
+/** The file as it is on `branch` (e.g. an open history pull request's), or undefined when the
+ *  branch or file is not there or cannot be read (the caller falls back to the workspace's). */
+export async function fileOnBranch(file: string, s: ActionSettings, ctx: RunContext, branch: string): Promise<string | undefined> {
+  if (!s.token || !ctx.owner || !ctx.repo) return undefined;
+  const path = relative(workspaceDir(), file).split(sep).join('/');
+  if (!path || path.startsWith('..') || isAbsolute(path)) return undefined;
+  try {
+    const { data } = await client(s.token, ctx.apiUrl).rest.repos.getContent({ owner: ctx.owner, repo: ctx.repo, path, ref: branch });
+    const f = data as { type?: string; content?: string; encoding?: string };
+    return f.type === 'file' && typeof f.content === 'string' ? Buffer.from(f.content, (f.encoding as BufferEncoding) ?? 'base64').toString('utf8') : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,8 @@
 // The browser side of the HTML report: plain ES2017 that reads the chart JSON embedded in the
 // page (src/report/charts-data.ts) and draws each `data-chart` element with the inlined uPlot —
 // throughput lines with min–max bands, log-x percentile curves, trial scatter with reference
-// lines, and delta bars with CI whiskers and tolerance marks. Labels reach the DOM only through
+// lines, delta bars with CI whiskers and tolerance marks, and step charts (a nightly series or a
+// bisect's probes, with their change points). Labels reach the DOM only through
 // uPlot's textContent, never as HTML. Each drawn chart gets data-rendered="1" for tests.
 export const CHARTS_JS = `(function () {
   'use strict';
@@ -125,6 +126,66 @@ export const CHARTS_JS = `(function () {
     }, [xs, bars.map(function (b) { return b.delta; })]);
   }
 
+  function steps(el, c) {
+    var n = c.values.length, xs = c.values.map(function (v, i) { return i; });
+    var KIND = { bad: VERDICT.fail, good: VERDICT.better, skip: '#94a3b8', other: '#2563eb' };
+    var lo = Infinity, hi = -Infinity;
+    var see = function (v) { if (v != null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } };
+    c.values.forEach(see); (c.lo || []).forEach(see); (c.hi || []).forEach(see); (c.segments || []).forEach(function (s) { see(s.mean); });
+    if (c.ref) see(c.ref.value);
+    if (!isFinite(lo)) { lo = 0; hi = 1; }
+    var every = Math.max(1, Math.ceil(n / 12));
+    mount(el, {
+      height: 260, padding: [18, 24, 0, 0], legend: { show: false },
+      series: [{}, { label: c.title, stroke: '#2563eb', width: c.line ? 1.5 : 0, paths: c.line ? undefined : function () { return null; }, spanGaps: false, points: { show: false } }],
+      scales: { x: { time: false, range: function () { return [-0.5, n - 0.5]; } }, y: { range: function () { return uPlot.rangeNum(lo, hi, 0.15, true); } } },
+      axes: [
+        { splits: function () { return xs.filter(function (i) { return i % every === 0 || i === n - 1; }); }, values: function (u, vs) { return vs.map(function (i) { return c.labels[i] || ''; }); }, rotate: n > 6 ? -30 : 0, size: n > 6 ? 70 : 40 },
+        yAxis(c.unit),
+      ],
+      hooks: { draw: [function (u) {
+        var ctx = u.ctx, top = u.bbox.top, bottom = u.bbox.top + u.bbox.height;
+        ctx.save();
+        if (c.ref) {
+          var ry = u.valToPos(c.ref.value, 'y', true);
+          ctx.strokeStyle = '#64748b'; ctx.lineWidth = px(1); ctx.setLineDash([px(2), px(3)]);
+          ctx.beginPath(); ctx.moveTo(u.bbox.left, ry); ctx.lineTo(u.bbox.left + u.bbox.width, ry); ctx.stroke();
+        }
+        (c.segments || []).forEach(function (s) {
+          var y = u.valToPos(s.mean, 'y', true);
+          ctx.strokeStyle = '#0f172a'; ctx.lineWidth = px(1.5); ctx.setLineDash([px(6), px(4)]);
+          ctx.beginPath(); ctx.moveTo(u.valToPos(s.from - 0.4, 'x', true), y); ctx.lineTo(u.valToPos(s.to - 1 + 0.4, 'x', true), y); ctx.stroke();
+        });
+        ctx.setLineDash([]);
+        c.values.forEach(function (v, i) {
+          if (v == null && c.kinds && c.kinds[i] === 'skip' && c.ref) {
+            // A skipped probe has no value: a hollow grey ring on the reference line.
+            ctx.strokeStyle = KIND.skip; ctx.lineWidth = px(2);
+            ctx.beginPath(); ctx.arc(u.valToPos(i, 'x', true), u.valToPos(c.ref.value, 'y', true), px(5), 0, 2 * Math.PI); ctx.stroke();
+            return;
+          }
+          if (v == null) return;
+          var x = u.valToPos(i, 'x', true), y = u.valToPos(v, 'y', true);
+          var l = c.lo && c.lo[i], h = c.hi && c.hi[i];
+          if (l != null && h != null) {
+            ctx.strokeStyle = '#334155'; ctx.lineWidth = px(1);
+            ctx.beginPath(); ctx.moveTo(x, u.valToPos(l, 'y', true)); ctx.lineTo(x, u.valToPos(h, 'y', true)); ctx.stroke();
+          }
+          ctx.fillStyle = KIND[(c.kinds && c.kinds[i]) || 'other'] || KIND.other;
+          ctx.beginPath(); ctx.arc(x, y, px(4), 0, 2 * Math.PI); ctx.fill();
+        });
+        c.marks.forEach(function (m) {
+          var x = (u.valToPos(m.at - 1, 'x', true) + u.valToPos(m.at, 'x', true)) / 2;
+          ctx.strokeStyle = VERDICT.fail; ctx.lineWidth = px(2); ctx.setLineDash([px(5), px(3)]);
+          ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, bottom); ctx.stroke(); ctx.setLineDash([]);
+          ctx.fillStyle = VERDICT.fail; ctx.font = px(11) + 'px sans-serif'; ctx.textAlign = 'left'; ctx.textBaseline = 'top';
+          ctx.fillText(m.label, x + px(4), top + px(2));
+        });
+        ctx.restore();
+      }] },
+    }, [xs, c.values]);
+  }
+
   function mount(el, opts, d) {
     opts.width = widthOf(el);
     opts.legend = opts.legend || { live: false };
@@ -134,7 +195,7 @@ export const CHARTS_JS = `(function () {
     return u;
   }
 
-  var draw = { throughput: lines, percentiles: lines, scatter: scatter, delta: delta };
+  var draw = { throughput: lines, percentiles: lines, scatter: scatter, delta: delta, steps: steps };
   Array.prototype.forEach.call(document.querySelectorAll('[data-chart]'), function (el) {
     var c = data.charts[el.getAttribute('data-chart')];
     try { if (c) draw[c.type](el, c); } catch (e) { el.textContent = 'chart failed: ' + e.message; el.setAttribute('data-rendered', 'error'); throw e; }

@@ -2,7 +2,7 @@
 // draws: per scenario the per-second throughput of each target (median and min–max band over
 // trials), HdrHistogram percentile curves (trials merged exactly per target), A/B delta bars with
 // CIs from report.comparisons, and one dot per trial for each gating metric.
-import type { Change, Comparison, RunReport, ScenarioSpec, TrialResult, Verdict } from '../schema/types';
+import type { Change, Comparison, NightlySeries, RunReport, ScenarioSpec, TrialResult, Verdict } from '../schema/types';
 import { METRICS, metricDef } from '../metrics/definitions';
 import { mergeEncoded } from '../metrics/histogram';
 import { median } from '../compare/stats';
@@ -31,7 +31,30 @@ export interface DeltaBar {
   gating: boolean;
 }
 export interface DeltaChart { type: 'delta'; title: string; bars: DeltaBar[] }
-export type Chart = XYChart | DeltaChart;
+/**
+ * A series over ordered points (nightly runs, a bisect's images): one value per point with its CI
+ * whiskers (null: no value there), dashed segment means, and step marks drawn as a vertical line
+ * just before the point `at` — where a change point was found, or where a bisect's first bad image
+ * starts. `ref` is a horizontal reference line (0 % for a ratio).
+ */
+export interface StepsChart {
+  type: 'steps';
+  title: string;
+  unit: string;
+  /** One label per point (a date, an image position). */
+  labels: string[];
+  values: (number | null)[];
+  lo?: (number | null)[];
+  hi?: (number | null)[];
+  /** Per point: 'bad', 'good', 'skip' or 'other' (its dot's colour); default 'other'. */
+  kinds?: string[];
+  /** Connect the points with a line (a time series) or not (a bisect's probes). */
+  line: boolean;
+  segments?: Array<{ from: number; to: number; mean: number }>;
+  marks: Array<{ at: number; label: string }>;
+  ref?: { value: number; label: string };
+}
+export type Chart = XYChart | DeltaChart | StepsChart;
 
 export interface ScenarioCharts {
   scenario: ScenarioSpec;
@@ -46,6 +69,8 @@ export interface ChartData {
   /** chart id → what to draw; the page has one `data-chart="id"` element per entry. */
   charts: Record<string, Chart>;
   scenarios: ScenarioCharts[];
+  /** A nightly run: one steps chart per gating metric's series (ids into charts). */
+  nightly: string[];
 }
 
 const PALETTE = ['#2563eb', '#ea580c', '#7c3aed', '#0d9488', '#db2777', '#65a30d'];
@@ -148,6 +173,28 @@ function scatter(report: RunReport, s: ScenarioSpec, targets: TargetRef[], metri
   return { type: 'scatter', title: `${def.label}${def.unit ? ` (${def.unit})` : ''} per trial`, unit: def.unit, x, series, refs };
 }
 
+/** A nightly series as a steps chart: Δ % against the reference (or the median) per night, its CI,
+ *  the mean of each segment between steps, and the steps. */
+export function nightlyChart(x: NightlySeries): StepsChart {
+  const def = metricDef(x.metric);
+  const ratio = x.series === 'ratio';
+  const y = (v: number | null | undefined) => (v === null || v === undefined ? null : ratio ? (v - 1) * 100 : v);
+  const values = x.points.map((p) => y(p.value));
+  const cuts = [0, ...x.steps.map((s) => s.index).sort((a, b) => a - b), values.length];
+  const segments = cuts.slice(1).map((to, k) => {
+    const vs = values.slice(cuts[k], to).filter((v): v is number => v !== null);
+    return { from: cuts[k], to, mean: vs.reduce((a, b) => a + b, 0) / Math.max(1, vs.length) };
+  }).filter((seg) => seg.to > seg.from);
+  const signed = (m: number) => `${m >= 0 ? '+' : '−'}${Math.abs(m * 100).toFixed(1)} %`;
+  return {
+    type: 'steps', title: `${x.scenario} ${def.label}: ${ratio ? 'Δ % against the reference broker (paired ratio, its CI)' : `median${def.unit ? ` (${def.unit})` : ''}`}`,
+    unit: ratio ? 'Δ %' : def.unit, labels: x.points.map((p) => p.createdAt.slice(5, 10)), values,
+    lo: x.points.map((p) => y(p.ciLow)), hi: x.points.map((p) => y(p.ciHigh)), line: true, segments,
+    marks: x.steps.map((s) => ({ at: s.index, label: `${s.isNew ? 'new ' : ''}step ${signed(s.magnitude)}` })),
+    ...(ratio ? { ref: { value: 0, label: 'the reference' } } : {}),
+  };
+}
+
 export function chartData(report: RunReport): ChartData {
   const targets = targetRefs(report);
   const charts: Record<string, Chart> = {};
@@ -168,5 +215,6 @@ export function chartData(report: RunReport): ChartData {
       scatter: gate.flatMap((m) => add(`s${i}-scatter-${m}`, scatter(report, s, targets, m))),
     };
   });
-  return { targets, charts, scenarios };
+  const nightly = (report.nightly?.series ?? []).flatMap((x, i) => add(`nightly-${i}`, x.points.length ? nightlyChart(x) : undefined));
+  return { targets, charts, scenarios, nightly };
 }

@@ -1,9 +1,10 @@
 // The self-contained HTML report of a RunReport: one file with uPlot, its CSS, the chart data and
 // the drawing code inlined, and a Content-Security-Policy that forbids every network request.
-// Per scenario: throughput over time, latency percentile curves, A/B delta bars with CIs, trial
+// A nightly run's history first (each gating metric's series with its change points); then per
+// scenario: throughput over time, latency percentile curves, A/B delta bars with CIs, trial
 // scatter for the gating metrics, the comparison table, the broker evidence ("Inside the
-// broker") and a failing scenario's differential flame graph; then targets, runner fingerprint and errors. Every piece of report text goes through
-// html() (attributes too); chart labels are data.
+// broker") and a failing scenario's differential flame graph; then targets, runner fingerprint
+// and errors. Every piece of report text goes through html() (attributes too); chart labels are data.
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
@@ -41,7 +42,7 @@ function measuredSection(r: RunReport): string {
 }
 
 /** JSON for a <script type="application/json"> element: no way out of the element. */
-function jsonScript(data: unknown): string {
+export function jsonScript(data: unknown): string {
   return JSON.stringify(data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
@@ -137,6 +138,20 @@ function environment(r: RunReport, data: ChartData): string {
     + `<table><tbody>${rows.map(([k, v]) => `<tr><th style="width:140px">${h(k)}</th><td>${h(v)}</td></tr>`).join('')}</tbody></table></section>`;
 }
 
+/** A nightly run's history: each gating metric's series with its steps, the new ones first. */
+function nightlySection(r: RunReport, data: ChartData): string {
+  const n = r.nightly;
+  if (!n) return '';
+  const pct = (m: number) => `${m >= 0 ? '+' : '−'}${Math.abs(m * 100).toFixed(1)} %`;
+  const steps = n.newSteps.map((s) => `<li><b>${h(s.scenario)} ${h(metricDef(s.metric).label)}</b>: ${s.worse ? 'worse' : 'better'} by ${h(pct(s.magnitude))} (${s.series === 'ratio' ? 'paired ratio' : 'median'}) between the nights of ${h(s.before)} and ${h(s.at)}, p = ${h(s.pValue.toFixed(4))}</li>`).join('');
+  const cmds = n.bisect.map((b) => `<li>${h(b.scenario)} ${h(metricDef(b.metric).label)}: <code>${h(b.command)}</code>${b.note ? `<div class="small muted">${h(b.note)}</div>` : ''}</li>`).join('');
+  const charts = data.nightly.map((id) => `<h3>${h((data.charts[id] as { title: string }).title)}</h3><div class="chart" data-chart="${h(id)}"></div>`).join('');
+  return `<section id="nightly"><h2>Nightly history: ${n.nights} nights</h2><div class="small muted">${h(n.file)} · change points by E-divisive means with a permutation test; dashed: each segment's mean; red line: a step</div>`
+    + (steps ? `<p><b>New steps</b></p><ul>${steps}</ul><p>To search between the nights around each:</p><ul>${cmds}</ul>` : '<p>No new step in any gating metric\'s series.</p>')
+    + n.notes.map((x) => `<p class="small">${h(x)}</p>`).join('')
+    + (charts || '<p class="muted">no series yet</p>') + `</section>`;
+}
+
 /** The whole report as one HTML document that needs no network to display. */
 export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
   const data = chartData(r);
@@ -157,7 +172,8 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
 ${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}${r.flameNote ? `<p>${h(r.flameNote)}</p>` : ''}${machineText(r) ? `<p>${h(machineText(r))}</p>` : ''}
 <p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons, r.sequential))}</p>
 <div class="key">${swatches}</div>
-<nav>${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>
+<nav>${r.nightly ? '<a href="#nightly">nightly history</a>' : ''}${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>
+${nightlySection(r, data)}
 ${measuredSection(r)}
 ${data.scenarios.map((sc, i) => scenarioSection(r, sc, data, i)).join('\n')}
 ${environment(r, data)}

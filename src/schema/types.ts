@@ -621,6 +621,8 @@ export interface RunReport {
   resume?: ResumeRecord;
   /** A resumed run: each resumption, with the trials it kept from before. */
   resumed?: Array<{ at: string; kept: number }>;
+  /** A nightly run (mode: nightly): the history's series with their change points. */
+  nightly?: NightlySummary;
 }
 
 /**
@@ -709,4 +711,184 @@ export interface Baseline {
   /** The broker the trials ran on, when this tool started it (absent: attached by URL, or a file
    *  written before baselines recorded their broker): checks start it again and A/B against it. */
   anchor?: BrokerAnchor;
+}
+
+// --- Nightly history (src/compare/history-file.ts, src/compare/changepoint.ts) ---
+
+/** A gating metric's paired ratio against the fixed reference broker on one night. */
+export interface NightlyRatio {
+  /** candidate / reference: the Hodges-Lehmann ratio of the night's pairs. */
+  ratio: number;
+  ciLow: number | null;
+  ciHigh: number | null;
+  pairs: number;
+}
+
+/**
+ * One night of a nightly history: the baseline history's medians, plus what cancels the runner's
+ * drift — each gating metric's paired ratio against a fixed reference broker started in the same
+ * job (the stored baseline's anchored broker, its image ID recorded).
+ */
+export interface NightlyEntry extends BaselineHistoryEntry {
+  /** The night's image as named, the image ID it resolved to, and its source commit when known
+   *  (input `revision`, or the image's org.opencontainers.image.revision label). */
+  image?: string;
+  imageId?: string;
+  revision?: string;
+  /** The reference broker the ratios are against; ratios under another reference are another series. */
+  reference?: { image: string; imageId?: string; label: string };
+  /** scenario → its gating metrics (the series change points are looked for in). */
+  gate?: Record<string, string[]>;
+  /** scenario → gating metric → the paired ratio; absent when no reference could be started. */
+  ratios?: Record<string, Record<string, NightlyRatio>>;
+  verdict?: Verdict;
+  runUrl?: string;
+  /** Why the night has no ratios (the reference could not be started), in one sentence. */
+  note?: string;
+}
+
+/** A step change point found in a nightly series and reported once. */
+export interface NightlyStep {
+  scenario: string;
+  metric: string;
+  /** The series it was found in: paired ratios, or absolute medians when there are none. */
+  series: 'ratio' | 'median';
+  /** createdAt of the last night before the step and of the first night after it. */
+  before: string;
+  at: string;
+  /** Mean after / mean before − 1, and whether that is the metric's bad direction. */
+  magnitude: number;
+  worse: boolean;
+  pValue: number;
+  /** createdAt of the night whose run first reported it. */
+  foundAt: string;
+}
+
+/** The nightly history file (.github/rabbitmq-perf/history.json): bounded, oldest first. */
+export interface NightlyHistory {
+  schemaVersion: number;
+  kind: 'rabbitmq-perf-gate/nightly-history';
+  entries: NightlyEntry[];
+  /** Steps already reported, so a step is announced once. */
+  steps: NightlyStep[];
+}
+
+/** One gating metric's series as a nightly run judged it (for the summary and the HTML chart). */
+export interface NightlySeries {
+  scenario: string;
+  metric: string;
+  series: 'ratio' | 'median';
+  points: Array<{ createdAt: string; value: number; ciLow?: number | null; ciHigh?: number | null; image?: string; revision?: string }>;
+  /** Steps found in it now (new or already reported), by the index of the first point after. */
+  steps: Array<NightlyStep & { index: number; isNew: boolean }>;
+}
+
+/** What a nightly run adds to its report: the series with their steps, and the new steps. */
+export interface NightlySummary {
+  /** The history file, as the workflow names it. */
+  file: string;
+  nights: number;
+  series: NightlySeries[];
+  newSteps: NightlyStep[];
+  /** Per new step, the command (and action inputs) that would bisect between its two nights. */
+  bisect: Array<{ scenario: string; metric: string; command: string; note?: string }>;
+  /** Why there are no ratios tonight, or other notes, one sentence each. */
+  notes: string[];
+}
+
+// --- Bisect (src/compare/bisect.ts) ---
+
+/** One image of a bisect's ordered list, with the commit it was built from when known. */
+export interface BisectImage {
+  image: string;
+  commit?: string;
+  subject?: string;
+}
+
+/** good: no regression against the good end (verdict pass); bad: a regression (fail); undecided:
+ *  warn or inconclusive (repeated, widened); skipped: the image could not be pulled or booted. */
+export type BisectOutcome = 'good' | 'bad' | 'undecided' | 'skipped';
+
+/** One step of a bisect: a same-run paired A/B of one image against the good end. */
+export interface BisectStep {
+  index: number;
+  image: string;
+  /** 1 for the first A/B of this image, 2 for its repeat, … */
+  attempt: number;
+  outcome: BisectOutcome;
+  verdict?: Verdict;
+  /** The gating comparison that says most: the worst fail, else the widest bad end. */
+  scenario?: string;
+  metric?: string;
+  ratio?: number | null;
+  ciLow?: number | null;
+  ciHigh?: number | null;
+  pairs?: number;
+  /** The design it ran: group-sequential looks, or fixed pairs. */
+  looks?: number[];
+  repetitions?: number;
+  seed?: number;
+  seconds: number;
+  startedAt: string;
+  /** Why it was skipped or undecided, in one sentence. */
+  note?: string;
+  /** Every gating comparison of the step, for the report's detail. */
+  gating?: Array<{ scenario: string; metric: string; ratio: number | null; ciLow: number | null; ciHigh: number | null; verdict: Verdict; pairs: number }>;
+  /** The step's report.json, relative to the state file's folder. */
+  report?: string;
+}
+
+/** A bisect's resumable state (written after every step) — the report is computed from it. */
+export interface BisectState {
+  schemaVersion: number;
+  kind: 'rabbitmq-perf-gate/bisect-state';
+  /** sha256 over what defines the search (images, scenarios, trial lengths, design): a state file
+   *  is resumed only by the same search. */
+  key: string;
+  createdAt: string;
+  updatedAt: string;
+  /** The ordered images: [0] the known-good end, the last the known-bad end. */
+  images: BisectImage[];
+  scenarios: string;
+  duration?: number;
+  warmup?: number;
+  looks?: number[];
+  repetitions?: number;
+  /** A/Bs an image gets before it is left undecided. */
+  attempts: number;
+  /** The git range the images stand for, when built from one. */
+  range?: { repo?: string; spec: string; template: string };
+  steps: BisectStep[];
+  /** Wall seconds spent over all sessions. */
+  seconds: number;
+}
+
+/** Where a bisect stands. */
+export interface BisectStatus {
+  /** found: one first-bad image; ambiguous: only skipped or undecided images are left between the
+   *  last good and the first bad (the first bad is one of `suspects`); running: images are left to
+   *  test (the search stopped at its time limit or was interrupted). */
+  state: 'found' | 'ambiguous' | 'running';
+  lastGood: number;
+  firstBad: number;
+  culprit?: number;
+  suspects: number[];
+  skipped: number[];
+  undecided: number[];
+  /** A/B runs (each a verdict, decided or not), skips not counted. */
+  verdicts: number;
+}
+
+/** A bisect's report: its state, where it stands, why it stopped, and the commits the culprit stands for. */
+export interface BisectReport {
+  kind: 'rabbitmq-perf-gate/bisect';
+  tool: { name: string; version: string };
+  createdAt: string;
+  state: BisectState;
+  status: BisectStatus;
+  /** Why this session ended before the search did: the time limit, or an interruption. */
+  stopped?: string;
+  /** The commits between the last good and the first bad image (git range), when known. */
+  commits?: { range: string; count: number; list: Array<{ sha: string; subject: string }> };
+  fingerprint?: Fingerprint;
 }

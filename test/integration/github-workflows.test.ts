@@ -35,7 +35,7 @@ describe('shipped workflows', () => {
       expect(wf.on ?? wf[true as any]).toBeTruthy();
       for (const s of steps(wf).filter(ours)) {
         for (const k of Object.keys(s.with ?? {})) expect(inputs, `${f}: input ${k}`).toContain(k);
-        if (s.with?.mode) expect(['check', 'refresh', 'comment', 'merge']).toContain(s.with.mode);
+        if (s.with?.mode) expect(['check', 'refresh', 'comment', 'merge', 'bisect', 'nightly']).toContain(s.with.mode);
         if (s.with?.['refresh-commit']) expect(['pr', 'direct', 'none']).toContain(s.with['refresh-commit']);
       }
     });

@@ -2,7 +2,9 @@
 // CLI from a real run against the local broker (one target, stored-baseline mode) and from a
 // two-target A/B report derived from it. Every chart must draw data (coloured pixels on its
 // canvas), with no console errors and no request leaving the page; screenshots go to
-// test-artifacts/. The bundled CLI must also write the report with no node_modules around.
+// test-artifacts/. The bundled CLI must also write the report with no node_modules around. A
+// nightly run's report draws its history's series with the step found in it, and a bisect's page
+// its probes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,10 @@ import { trialValues } from '../../src/compare/baseline-file';
 import { decode, encode, newHistogram } from '../../src/metrics/histogram';
 import { metricDef } from '../../src/metrics/definitions';
 import { AMQP_URL } from '../support/broker';
+import type { BisectReport, NightlyHistory } from '../../src/schema/types';
+import { detectSteps, nightlySummary } from '../../src/compare/nightly';
+import { bisectStatus, newState } from '../../src/compare/bisect';
+import { renderBisectHtml } from '../../src/report/bisect';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -161,6 +167,45 @@ describe('HTML report in headless Chromium, no network', () => {
     expectAllDrawn(r.charts, expectedCharts(single));
     expect(r.text).toContain('rabbitmq 3.10.8 (reference)');
     expect(r.text).toContain('(same run)');
+  });
+
+  it('a nightly run: the history series with its step, next to the run\'s own charts', async () => {
+    const day = (k: number) => new Date(Date.UTC(2026, 0, 1 + k)).toISOString();
+    const h: NightlyHistory = {
+      schemaVersion: 1, kind: 'rabbitmq-perf-gate/nightly-history', steps: [],
+      entries: Array.from({ length: 40 }, (_, k) => {
+        const ratio = (k < 30 ? 1 : 0.9) * (1 + 0.01 * Math.sin(k * 2.3));
+        return { createdAt: day(k), medians: {}, reference: { image: 'ref', imageId: 'sha256:r', label: 'ref' }, ratios: { one_fast: { consumed_rate: { ratio, ciLow: ratio * 0.98, ciHigh: ratio * 1.02, pairs: 24 } } } };
+      }),
+    };
+    const d = detectSteps(h, day(39));
+    expect(d.newSteps.map((x) => x.at)).toEqual([day(30)]);
+    writeFileSync(join(tmp, 'nightly.json'), JSON.stringify({ ...single, nightly: nightlySummary(d, '.github/rabbitmq-perf/history.json') }));
+    const made = cli(['report', join(tmp, 'nightly.json'), '--html', join(tmp, 'nightly.html')]);
+    expect(made.code, made.stderr).toBe(0);
+    const r = await open(join(tmp, 'nightly.html'), 'html-report-nightly.png');
+    expect(r.problems).toEqual([]);
+    expect(r.blocked).toEqual([]);
+    expectAllDrawn(r.charts, [...expectedCharts(single), 'nightly-0']);
+    expect(r.text).toContain('Nightly history: 40 nights');
+    expect(r.text).toContain('New steps');
+  });
+
+  it('a bisect: its probes charted, the culprit marked, every step in the table', async () => {
+    const state = newState({ images: Array.from({ length: 8 }, (_, i) => ({ image: `my/rabbitmq:t${i + 1}`, commit: `${i}${'a'.repeat(39)}`, subject: `commit ${i + 1}` })), scenarios: 'one_fast' });
+    const step = (index: number, outcome: 'good' | 'bad' | 'skipped', ratio?: number) => ({ index, image: state.images[index].image, attempt: 1, outcome, seconds: 80, startedAt: day0,
+      ...(ratio ? { verdict: outcome === 'good' ? 'pass' as const : 'fail' as const, ratio, ciLow: ratio - 0.05, ciHigh: ratio + 0.05, metric: 'consumed_rate', scenario: 'one_fast', pairs: 8 } : { note: 'could not be pulled or started' }) });
+    const day0 = new Date().toISOString();
+    state.steps = [step(3, 'good', 1.02), step(5, 'skipped'), step(4, 'bad', 0.6)];
+    const report: BisectReport = { kind: 'rabbitmq-perf-gate/bisect', tool: { name: 'rabbitmq-perf-gate', version: 'test' }, createdAt: day0, state, status: bisectStatus(state) };
+    expect(report.status).toMatchObject({ state: 'found', culprit: 4 });
+    writeFileSync(join(tmp, 'bisect.html'), renderBisectHtml(report));
+    const r = await open(join(tmp, 'bisect.html'), 'html-report-bisect.png');
+    expect(r.problems).toEqual([]);
+    expect(r.blocked).toEqual([]);
+    expectAllDrawn(r.charts, ['bisect']);
+    expect(r.text).toContain('first bad image: my/rabbitmq:t5');
+    expect(r.text).toContain('skipped');
   });
 
   it('the bundled CLI writes the same report with no node_modules anywhere near it', () => {

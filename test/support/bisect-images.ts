@@ -1,0 +1,56 @@
+// A series of real local image tags for bisect tests and the bisect bench, made from the offline
+// 3.10.8 image with `docker create` + `docker cp` + `docker commit` (no build, no registry): tag k
+// onward carries a broker-side regression a user could ship — an advanced.config lowering the
+// broker's credit flow (credit_flow_default_credit, default {400, 200}), which throttles every
+// publisher and queue process — and a "broken" tag's command exits at once (it cannot boot).
+// Each tag is its own image (a label names its position), so the bisect sees distinct IDs.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const BASE_IMAGE = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
+
+export interface ImageSeries {
+  /** tag names in order, [0] the good end. */
+  images: string[];
+  /** 0-based position of the first regressed tag. */
+  culprit: number;
+  broken: number[];
+  /** Removes every tag made (and its image). */
+  remove(): void;
+}
+
+const docker = (args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+/**
+ * `count` tags repo:t1…tN; 1-based `regressFrom` onward carry credit_flow_default_credit `credit`;
+ * the 1-based positions in `broken` run `false` instead of the broker.
+ */
+export function buildImageSeries(o: { repo: string; count: number; regressFrom: number; broken?: number[]; credit?: [number, number]; base?: string }): ImageSeries {
+  const credit = o.credit ?? [10, 5];
+  const dir = mkdtempSync(join(tmpdir(), 'bisect-images-'));
+  const advanced = join(dir, 'advanced.config');
+  writeFileSync(advanced, `[{rabbit, [{credit_flow_default_credit, {${credit[0]}, ${credit[1]}}}]}].\n`);
+  const images: string[] = [];
+  try {
+    for (let i = 1; i <= o.count; i++) {
+      const tag = `${o.repo}:t${i}`;
+      const c = docker(['create', o.base ?? BASE_IMAGE]);
+      try {
+        if (i >= o.regressFrom) docker(['cp', advanced, `${c}:/etc/rabbitmq/advanced.config`]);
+        const changes = ['--change', `LABEL rabbitmq-perf-gate.bisect-position=${i}`, ...(o.broken?.includes(i) ? ['--change', 'CMD ["false"]'] : [])];
+        docker(['commit', ...changes, c, tag]);
+      } finally {
+        docker(['rm', '-f', c]);
+      }
+      images.push(tag);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    images, culprit: o.regressFrom - 1, broken: (o.broken ?? []).map((b) => b - 1),
+    remove: () => { for (const t of images) try { docker(['rmi', '-f', t]); } catch { /* already gone */ } },
+  };
+}

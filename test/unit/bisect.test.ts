@@ -1,0 +1,183 @@
+// The bisect search without a broker: which image comes next, what each verdict makes of it,
+// skips and undecided images, the state file (resume, another search's file, a broken one), the
+// time limit and an interruption, and the ⌈log₂ N⌉ + 1 bound for every culprit position. The A/B
+// is a function here (the pipeline in the real thing: test/integration/bisect.test.ts); its
+// verdicts are scripted per image.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type AbRequest, bisectStatus, newState, nextProbe, openState, outcomeOf, saveState, searchBisect, type SearchDeps, stepDesign, stepFromReport,
+} from '../../src/compare/bisect';
+import type { BisectState, Comparison, RunReport, Verdict } from '../../src/schema/types';
+import { GateError } from '../../src/schema/errors';
+
+const dir = mkdtempSync(join(tmpdir(), 'bisect-unit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const images = (n: number) => Array.from({ length: n }, (_, i) => ({ image: `my/rabbitmq:t${i + 1}` }));
+const def = (n = 8) => ({ images: images(n), scenarios: 'one_fast', duration: 2, warmup: 1, looks: [8, 12] });
+
+/** A finished A/B's report as the pipeline gives it, with one paired gating comparison. */
+function report(verdict: Verdict, ratio: number, extra: Partial<RunReport> = {}): RunReport {
+  const c: Comparison = {
+    scenario: 'one_fast', metric: 'consumed_rate', unit: 'msg/s', direction: 'higher', against: 'good-end', baselineLabel: 'good', candidateLabel: 'cand',
+    nBaseline: 8, nCandidate: 8, baselineMedian: 1000, candidateMedian: 1000 * ratio, ratio, ciLow: ratio * 0.95, ciHigh: ratio * 1.05,
+    pValue: 0.01, pAdjusted: 0.01, tolerance: 0.1, change: 'same', verdict, reason: `the rule said ${verdict}`, gating: true, paired: true,
+  };
+  return { verdict, comparisons: [c], errors: [], seed: 7, repetitions: 12, sequential: { looks: [8, 12], level: 0.03, family: 1, futility: 0.1, stopped: { one_fast: 8 }, fixedPairs: 12, savedSeconds: 0 }, decidedBy: 'same-run A/B', ...extra } as unknown as RunReport;
+}
+
+/** Scripted A/Bs: image position → verdicts in order (the last repeats); 'boot' throws a start failure. */
+function deps(script: Record<number, Array<Verdict | 'boot'>>, over: Partial<SearchDeps> = {}): SearchDeps & { calls: AbRequest[] } {
+  const calls: AbRequest[] = [];
+  const bootError = new Error('container exited with code 1 while RabbitMQ was booting');
+  return {
+    calls,
+    runAb: async (req) => {
+      calls.push(req);
+      const pos = Number(/t(\d+)$/.exec(req.image)![1]) - 1;
+      const seen = calls.filter((c) => c.image === req.image).length - 1;
+      const list = script[pos] ?? ['pass'];
+      const v = list[Math.min(seen, list.length - 1)];
+      if (v === 'boot') throw bootError;
+      return report(v, v === 'fail' ? 0.8 : 1);
+    },
+    candidateFailed: (e) => e === bootError,
+    save: () => undefined, log: () => undefined, describe: (e) => (e as Error).message,
+    design: { looks: [8, 12] }, timeLimitSeconds: 0,
+    ...over,
+  };
+}
+
+/** Images from `culprit` (0-based) on fail, the rest pass. */
+const regressFrom = (n: number, culprit: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [i, [i >= culprit ? 'fail' : 'pass'] as Verdict[]]));
+
+describe('bisect search', () => {
+  it('verdicts map to outcomes: fail bad, pass good, warn and inconclusive undecided', () => {
+    expect(['fail', 'pass', 'warn', 'inconclusive'].map((v) => outcomeOf(v as Verdict))).toEqual(['bad', 'good', 'undecided', 'undecided']);
+  });
+
+  it('names the first bad image of 8 in at most ⌈log₂ 8⌉ + 1 = 4 verdicts, wherever it is', async () => {
+    for (let culprit = 1; culprit <= 7; culprit++) {
+      const d = deps(regressFrom(8, culprit));
+      const { state, stopped } = await searchBisect(newState(def()), d);
+      const st = bisectStatus(state);
+      expect(stopped).toBeUndefined();
+      expect(st.state, `culprit ${culprit}`).toBe('found');
+      expect(st.culprit).toBe(culprit);
+      expect(st.verdicts).toBeLessThanOrEqual(4);
+      // Every A/B is against the good end.
+      expect(new Set(d.calls.map((c) => c.reference))).toEqual(new Set(['my/rabbitmq:t1']));
+    }
+  });
+
+  it('tries the middle first (the lower one on a tie), then halves the range', async () => {
+    const s = newState(def());
+    expect(nextProbe(s)).toBe(3);
+    const d = deps(regressFrom(8, 4));
+    const { state } = await searchBisect(s, d);
+    expect(state.steps.map((x) => [x.index, x.outcome])).toEqual([[3, 'good'], [5, 'bad'], [4, 'bad']]);
+    expect(state.steps[0]).toMatchObject({ verdict: 'pass', metric: 'consumed_rate', ratio: 1, pairs: 8, looks: [8, 12], attempt: 1 });
+  });
+
+  it('an image that cannot be started is skipped and named, and the one next to the middle is tried', async () => {
+    const d = deps({ ...regressFrom(8, 4), 5: ['boot'] });
+    const { state } = await searchBisect(newState(def()), d);
+    expect(state.steps.map((x) => [x.index, x.outcome])).toEqual([[3, 'good'], [5, 'skipped'], [4, 'bad']]);
+    expect(state.steps[1].note).toMatch(/could not be pulled or started: container exited/);
+    const st = bisectStatus(state);
+    expect(st).toMatchObject({ state: 'found', culprit: 4, skipped: [5], verdicts: 2 });
+  });
+
+  it('only skipped images left between the last good and the first bad: the first bad is one of them (like git bisect)', async () => {
+    const d = deps({ ...regressFrom(8, 4), 3: ['boot'] });
+    const { state } = await searchBisect(newState(def()), d);
+    const st = bisectStatus(state);
+    expect(st.state).toBe('ambiguous');
+    expect(st.suspects).toEqual([3, 4]);
+    expect(st.skipped).toEqual([3]);
+  });
+
+  it('an undecided image is A/B\'d again with a wider cap, never guessed; still undecided, it is left out and named', async () => {
+    expect(stepDesign({ looks: [10, 12, 16, 24, 32, 40] }, 2)).toEqual({ looks: [10, 12, 16, 24, 32, 40, 80] });
+    expect(stepDesign({ looks: [8, 12] }, 3)).toEqual({ looks: [8, 12, 24, 36] });
+    expect(stepDesign({ repetitions: 24 }, 2)).toEqual({ repetitions: 48 });
+    // Image 4 (index 3) is undecided, then decided on its repeat.
+    const once = deps({ ...regressFrom(8, 5), 3: ['inconclusive', 'pass'] });
+    const a = await searchBisect(newState(def()), once);
+    expect(a.state.steps.slice(0, 2).map((x) => [x.index, x.outcome, x.attempt])).toEqual([[3, 'undecided', 1], [3, 'good', 2]]);
+    expect(once.calls[1].looks).toEqual([8, 12, 24]);
+    expect(bisectStatus(a.state)).toMatchObject({ state: 'found', culprit: 5 });
+    // Always undecided: after two attempts the search goes on around it and names it.
+    const never = deps({ ...regressFrom(8, 4), 3: ['warn'] });
+    const b = await searchBisect(newState(def()), never);
+    const st = bisectStatus(b.state);
+    expect(st.undecided).toEqual([3]);
+    expect(st.state).toBe('ambiguous');
+    expect(st.suspects).toEqual([3, 4]);
+    expect(b.state.steps.find((x) => x.outcome === 'undecided')!.note).toMatch(/consumed_rate warn: the rule said warn/);
+  });
+
+  it('stops at its time limit and resumes from the state file to the same culprit; a cut step is not recorded', async () => {
+    const file = join(dir, 'state-time.json');
+    let clock = 0;
+    const d = deps(regressFrom(8, 4), {
+      now: () => clock, timeLimitSeconds: 150, save: (s) => saveState(file, s),
+      runAb: async (req) => {
+        clock += 100_000; // each A/B takes 100 s
+        return req.timeLimitSeconds > 0 && req.timeLimitSeconds < 100 ? report('inconclusive', 1, { errors: [{ scope: 'run', message: 'Stopped early: the run\'s time limit was reached' }] }) : report(req.image.endsWith('t4') ? 'pass' : 'fail', 1);
+      },
+    });
+    const first = await searchBisect(openState(file, def()).state, d);
+    expect(first.stopped).toMatch(/time limit was reached during the A\/B/);
+    expect(first.state.steps).toHaveLength(1);
+    const again = openState(file, def());
+    expect(again.resumed).toBe(true);
+    expect(again.state.steps).toHaveLength(1);
+    clock = 0;
+    const second = await searchBisect(again.state, { ...d, timeLimitSeconds: 0 });
+    expect(second.stopped).toBeUndefined();
+    expect(bisectStatus(second.state)).toMatchObject({ state: 'found', culprit: 4, verdicts: 3 });
+  });
+
+  it('an interruption keeps the steps done and records nothing for the one cut', async () => {
+    const c = new AbortController();
+    const d = deps(regressFrom(8, 4), { signal: c.signal });
+    const run = d.runAb;
+    d.runAb = async (req) => {
+      const r = await run(req);
+      if (d.calls.length === 2) c.abort();
+      return r;
+    };
+    const { state, stopped } = await searchBisect(newState(def()), d);
+    expect(stopped).toBe('interrupted');
+    expect(state.steps).toHaveLength(1);
+  });
+
+  it('a state file of another search, or not a state file, is an error naming it; a missing one starts afresh', () => {
+    const file = join(dir, 'state-other.json');
+    expect(openState(file, def()).resumed).toBe(false);
+    saveState(file, newState(def()));
+    expect(() => openState(file, { ...def(), scenarios: 'pr' })).toThrow(/belongs to another search/);
+    expect(() => openState(file, { ...def(), images: images(9) })).toThrow(GateError);
+    writeFileSync(file, '{"x":');
+    expect(() => openState(file, def())).toThrow(/not valid JSON/);
+    writeFileSync(file, JSON.stringify({ scenarios: {} }));
+    expect(() => openState(file, def())).toThrow(/not a bisect state file/);
+    // The saved file is what openState reads back.
+    const s: BisectState = { ...newState(def()), steps: [{ index: 3, image: 'my/rabbitmq:t4', attempt: 1, outcome: 'good', seconds: 60, startedAt: 'x' }] };
+    saveState(file, s);
+    expect(JSON.parse(readFileSync(file, 'utf8')).steps).toHaveLength(1);
+    expect(openState(file, { ...def(), attempts: 3 }).state.attempts).toBe(3);
+  });
+
+  it('a step names the worst failing gating comparison', () => {
+    const r = report('fail', 0.8);
+    const worse = { ...r.comparisons[0], metric: 'published_rate', ratio: 0.6, ciLow: 0.55, ciHigh: 0.65 };
+    const step = stepFromReport({ ...r, comparisons: [r.comparisons[0], worse] }, 5, 'x', 1, 61.4, 'now');
+    expect(step).toMatchObject({ outcome: 'bad', metric: 'published_rate', ratio: 0.6, seconds: 61 });
+    expect(step.gating).toHaveLength(2);
+  });
+});
