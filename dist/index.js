@@ -64,7 +64,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-VGD7DRKQ.js";
+} from "./chunks/chunk-LGT5KYOW.js";
 import {
   GateError,
   describeError,

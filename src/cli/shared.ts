@@ -73,7 +73,7 @@ Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetition
   --time-limit MIN       minutes this session may take (default ${DEFAULTS.timeLimitMinutes}; 0 = none); resume to go on
   --attempts N           A/Bs an undecided image gets, each with a wider cap (default 2)
   Each step is a same-run paired A/B of one image against the good end (as run --baseline-image):
-  fail = bad, pass = good, warn/inconclusive = undecided (repeated, never guessed); an image that
+  a regression = bad, no regression = good, not decided = undecided (repeated, never guessed); an image that
   cannot be pulled or started is skipped and named. Exit status: 0 culprit found, 1 only skipped or
   undecided images left between the last good and first bad, 3 time limit reached (run it again).
 Options for nightly (and the run options): --image IMG (tonight's), --history-file F (default
