@@ -2,8 +2,7 @@
 // was read back to run with (src/broker/effective.ts) — versions and metadata store, enabled
 // feature flags and plugins, what trial vhosts inherited, node settings, and each scenario's
 // queues as they ran — as plain lines; each format escapes and lays them out.
-import type { RunReport } from '../schema/types';
-import { queueSummary } from '../broker/effective';
+import type { QueueEffect, RunReport } from '../schema/types';
 
 export function effectiveLines(r: RunReport): Array<{ target: string; lines: string[] }> {
   return r.targets.filter((t) => t.effective).map((t) => {
@@ -27,4 +26,20 @@ export function effectiveLines(r: RunReport): Array<{ target: string; lines: str
       ],
     };
   });
+}
+
+/** Queues of one scenario as they ran, summarised: "classic v2, policy cqv2 {"queue-version":2}". */
+export function queueSummary(qs: QueueEffect[]): string {
+  const kinds = new Map<string, number>();
+  for (const q of qs) {
+    const k = [
+      `${q.type}${q.version ? ` v${q.version}` : ''}`,
+      q.policy ? `policy ${q.policy}` : '',
+      q.operatorPolicy ? `operator policy ${q.operatorPolicy}` : '',
+      q.definition ? JSON.stringify(q.definition) : '',
+      Object.keys(q.arguments).length ? `arguments ${JSON.stringify(q.arguments)}` : '',
+    ].filter(Boolean).join(', ');
+    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  }
+  return [...kinds].map(([k, n]) => `${n} × ${k}`).join('; ') || 'no queues left at the end of the window';
 }
