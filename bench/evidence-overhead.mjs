@@ -7,22 +7,19 @@
 // bench/results/evidence-overhead-<date>.txt; --write also puts the summary into docs/evidence.md.
 //
 //   node_modules/.bin/node bench/evidence-overhead.mjs [--pairs 12] [--scenarios one_fast,fanout10] [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--write]
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchArgs, IMAGES } from './lib/args.mjs';
 import { ROOT } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({ options: {
-  pairs: { type: 'string', default: '12' }, scenarios: { type: 'string', default: 'one_fast,fanout10' },
-  image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' }, write: { type: 'boolean', default: false },
-} });
+const { values: opt } = benchArgs({ pairs: 12, scenarios: 'one_fast,fanout10', image: IMAGES.v3, write: false });
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-evidence-overhead-'));
 writeFileSync(join(dir, 'with.yml'), `label: with evidence\nimage: ${opt.image}\n`);
 writeFileSync(join(dir, 'without.yml'), `label: without evidence\nimage: ${opt.image}\nevidence: false\n`);
 const args = [join(ROOT, 'dist/cli.js'), 'run', '--target', 'with.yml', '--baseline-target', 'without.yml', '--scenarios', opt.scenarios,
-  '--repetitions', opt.pairs, '--no-sequential', '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')];
+  '--repetitions', String(opt.pairs), '--no-sequential', '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')];
 const started = Date.now();
 let out;
 try {
