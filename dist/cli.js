@@ -42,7 +42,7 @@ import {
   writeBaseline,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-FMGUWGMP.js";
+} from "./chunks/chunk-DLRO3T6E.js";
 import {
   GateError,
   describeError
