@@ -4,7 +4,7 @@
 // a Prometheus scrape and two cgroup file reads at each window edge) and the reference has
 // `evidence: false`. The paired ratio of each gating metric, evidence / none, with its 90 % CI, is
 // the overhead; the candidate's evidence medians are printed alongside. Results go to
-// bench/results/evidence-overhead-<date>.txt; --write also puts the summary into docs/evidence.md.
+// bench/results/evidence-overhead/evidence-overhead-<date>.txt; --write also puts the summary into docs/evidence.md.
 //
 //   node_modules/.bin/node bench/evidence-overhead.mjs [--pairs 12] [--scenarios one_fast,fanout10] [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--write]
 import { execFileSync } from 'node:child_process';
@@ -42,7 +42,7 @@ for (const s of r.scenarios) {
 const text = lines.join('\n');
 console.log(text);
 const stamp = new Date().toISOString().slice(0, 10);
-writeFileSync(join(ROOT, `bench/results/evidence-overhead-${stamp}.txt`), `${text}\n`);
+writeFileSync(join(ROOT, `bench/results/evidence-overhead/evidence-overhead-${stamp}.txt`), `${text}\n`);
 if (opt.write) {
   const file = join(ROOT, 'docs/evidence.md');
   const doc = readFileSync(file, 'utf8');

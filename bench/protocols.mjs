@@ -7,7 +7,7 @@
 //    loop full: then the client library, not the broker, set the pace);
 // 2. a same-run A/B of the two images on mqtt_idle_connections: the paired ratio of memory per
 //    connection with its 90 % CI (the 3.12 native-MQTT post: about 94 % less).
-// Results go to bench/results/protocols-<date>.txt; --write also puts them into docs/performance.md.
+// Results go to bench/results/protocols/protocols-<date>.txt; --write also puts them into docs/performance.md.
 //
 //   node_modules/.bin/node bench/protocols.mjs [--trials 3] [--pairs 10] [--images rabbitmq-perf-gate/rabbitmq:4.0.5,rabbitmq-perf-gate/rabbitmq:3.10.8] [--write]
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,7 @@ for (const c of ab.comparisons.filter((x) => x.metric.endsWith('per_connection_k
 lines.push('', `(${((Date.now() - started) / 60000).toFixed(1)} min)`);
 const text = lines.join('\n');
 console.log(text);
-writeFileSync(join(ROOT, `bench/results/protocols-${new Date().toISOString().slice(0, 10)}.txt`), `${text}\n`);
+writeFileSync(join(ROOT, `bench/results/protocols/protocols-${new Date().toISOString().slice(0, 10)}.txt`), `${text}\n`);
 if (opt.write) {
   const file = join(ROOT, 'docs/performance.md');
   const doc = readFileSync(file, 'utf8');
