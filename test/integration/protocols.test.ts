@@ -9,7 +9,7 @@
 // connection keeps the 3.12 post's direction (3.10.8 far above 4.0.5). A same-run A/B on a stream
 // scenario fails a candidate whose broker has a tenth of a core.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,7 @@ beforeAll(() => {
 }, 1_800_000);
 
 afterAll(async () => {
+  rmSync(SCENARIOS, { recursive: true, force: true });
   await removeRunContainers(RUN);
   expect(execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${RUN}`], { encoding: 'utf8' }).trim()).toBe('');
 }, 60_000);
