@@ -16,7 +16,7 @@
 // scenario has stopped.
 // Time: pairs × --pair-seconds per scenario (pr: 24 pairs of its five scenarios ≈ 14 min, i.e.
 // ~7 s per scenario pair), broker boots not included.
-//   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power-2026-11-23-pr16.json] [--k 1000]
+//   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power/power-2026-11-23-pr16.json] [--k 1000]
 //        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--tolerance 0.02] [--margin 0.05] [--no-fail-fast]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -29,7 +29,7 @@ import type { Answer, Comparison, ScenarioSpec, Verdict } from '../src/schema/ty
 
 const { values: o } = parseArgs({
   options: {
-    from: { type: 'string', default: 'bench/results/power-2026-11-23-pr16.json' },
+    from: { type: 'string', default: 'bench/results/power/power-2026-11-23-pr16.json' },
     k: { type: 'string', default: '1000' },
     fixed: { type: 'string', default: '24' },
     looks: { type: 'string', default: DEFAULT_LOOKS.join(',') },

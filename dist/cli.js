@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-LGT5KYOW.js";
+} from "./chunks/chunk-AIT5PNC2.js";
 import {
   GateError,
   describeContainer,

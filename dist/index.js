@@ -64,7 +64,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-LGT5KYOW.js";
+} from "./chunks/chunk-AIT5PNC2.js";
 import {
   GateError,
   describeError,
@@ -1016,6 +1016,9 @@ import { isAbsolute as isAbsolute3, relative as relative4, resolve as resolve4, 
 
 // src/github/publish.ts
 import { relative, isAbsolute, resolve } from "node:path";
+
+// src/github/client.ts
+import { setTimeout as sleep } from "node:timers/promises";
 
 // node_modules/@actions/github/lib/context.js
 import { readFileSync as readFileSync2, existsSync } from "fs";
@@ -5196,7 +5199,7 @@ function client(token, baseUrl2) {
         if (!rateLimited(e) || attempt >= MAX_RETRIES) throw e;
         const wait = Number(h["retry-after"]) || Math.max(1, Number(h["x-ratelimit-reset"]) - Date.now() / 1e3) || 1;
         if (wait > MAX_WAIT_S) throw e;
-        await new Promise((r) => setTimeout(r, wait * 1e3));
+        await sleep(wait * 1e3);
       }
     }
   });

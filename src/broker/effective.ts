@@ -11,6 +11,7 @@
 // effect (a plugin not running, an emulator flag overridden: undelivered), and the warning for a
 // declared policy that matched no queue of the run.
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Declared, DeclaredPart, EffectiveConfig, QueueEffect, TrialResult, VmEffect } from '../schema/types';
 import { describeSource } from './container-env';
 import type { ManagementClient } from './management';
@@ -216,7 +217,7 @@ export async function readEffective(mgmt: ManagementClient, identity: { rabbitmq
   // A node's entry carries its plugins once the management agent has reported it (seconds after boot).
   let nodes: Array<{ enabled_plugins?: string[] }> | undefined;
   for (let i = 0; i < 20 && !Array.isArray(nodes?.[0]?.enabled_plugins); i++) {
-    if (i) await new Promise((r) => setTimeout(r, 500));
+    if (i) await sleep(500);
     nodes = await mgmt.request<Array<{ enabled_plugins?: string[] }>>('GET', '/api/nodes').catch(() => undefined);
   }
   const eff: EffectiveConfig = {
@@ -323,22 +324,6 @@ export async function readQueues(mgmt: ManagementClient, vhost: string, timeoutM
       arguments: q.arguments ?? {},
     };
   });
-}
-
-/** Queues of one scenario as they ran, summarised: "classic v2, policy cqv2 {"queue-version":2}". */
-export function queueSummary(qs: QueueEffect[]): string {
-  const kinds = new Map<string, number>();
-  for (const q of qs) {
-    const k = [
-      `${q.type}${q.version ? ` v${q.version}` : ''}`,
-      q.policy ? `policy ${q.policy}` : '',
-      q.operatorPolicy ? `operator policy ${q.operatorPolicy}` : '',
-      q.definition ? JSON.stringify(q.definition) : '',
-      Object.keys(q.arguments).length ? `arguments ${JSON.stringify(q.arguments)}` : '',
-    ].filter(Boolean).join(', ');
-    kinds.set(k, (kinds.get(k) ?? 0) + 1);
-  }
-  return [...kinds].map(([k, n]) => `${n} × ${k}`).join('; ') || 'no queues left at the end of the window';
 }
 
 /**

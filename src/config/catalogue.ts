@@ -33,11 +33,14 @@ export interface Preset {
 /** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs and looks. */
 export interface Selection { name: string; scenarios: ScenarioSpec[]; pairs?: number; looks?: number[] }
 
+let presetsValidator: ReturnType<Ajv['compile']> | undefined;
+
 export function loadPresets(): Preset[] {
   const file = packagePath('scenarios/presets.yml');
   const { doc, lines, data } = parseYaml(readFileSync(file, 'utf8'), file);
-  const schema = JSON.parse(readFileSync(packagePath('schema/presets.schema.json'), 'utf8'));
-  const check = new Ajv({ strict: false }).compile(schema);
+  // Compiled once per process (an Ajv compile costs tens of ms, and every resolve reads the presets).
+  presetsValidator ??= new Ajv({ strict: false }).compile(JSON.parse(readFileSync(packagePath('schema/presets.schema.json'), 'utf8')));
+  const check = presetsValidator;
   if (!check(data)) {
     const e = check.errors![0];
     throw new GateError(e.message ?? 'invalid', { file, line: lineOf(doc, lines, e.instancePath), field: e.instancePath.slice(1).replace(/\//g, '.') });

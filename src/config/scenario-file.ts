@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { ChurnScenario, ChurnSpec, ImportScenario, ImportSpec, MessagingScenario, PhaseSpec, PhasesScenario, ProtocolScenario, RestartScenario, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
-import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
+import { CHURN_METRIC, DEFAULT_GATE, isKnownMetric } from '../metrics/definitions';
 import { isEvidence } from '../metrics/evidence';
 import { GateError, type Where } from '../schema/errors';
 import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
@@ -43,8 +43,6 @@ export interface LoadOptions {
   /** Multiplies the `scale:` of files that declare one (tests use it to run thousands of clients small). */
   scale?: number;
 }
-
-const DEFAULT_GATE = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
 
 let validator: ReturnType<Ajv['compile']> | undefined;
 function validate(data: unknown): ErrorObject[] {

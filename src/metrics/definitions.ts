@@ -67,6 +67,9 @@ export const METRICS: MetricDef[] = [
 ];
 
 /** The metric each churn object reports (scenario files' default gate, src/workload/churn.ts). */
+/** A messaging scenario's gating metrics when its file names none (those its clients produce). */
+export const DEFAULT_GATE: readonly string[] = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
+
 export const CHURN_METRIC: Record<'queue' | 'binding' | 'connection' | 'channel', string> = {
   queue: 'queue_churn_ops', binding: 'bind_churn_ops', connection: 'connection_churn_ops', channel: 'channel_churn_ops',
 };

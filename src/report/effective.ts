@@ -4,8 +4,8 @@
 // flags as started, schedulers, busy wait, limits, allocators), and each scenario's queues as they
 // ran — then what a docker target was started with and where each value came from (image, target
 // file, the gate; src/broker/container-env.ts); as plain lines, each format escapes and lays them out.
-import type { RunReport } from '../schema/types';
-import { queueSummary, vmSummary } from '../broker/effective';
+import type { QueueEffect, RunReport } from '../schema/types';
+import { vmSummary } from '../broker/effective';
 import { describeDeclared } from '../broker/container-env';
 
 export function effectiveLines(r: RunReport): Array<{ target: string; lines: string[] }> {
@@ -38,4 +38,20 @@ export function effectiveLines(r: RunReport): Array<{ target: string; lines: str
       ],
     };
   });
+}
+
+/** Queues of one scenario as they ran, summarised: "classic v2, policy cqv2 {"queue-version":2}". */
+export function queueSummary(qs: QueueEffect[]): string {
+  const kinds = new Map<string, number>();
+  for (const q of qs) {
+    const k = [
+      `${q.type}${q.version ? ` v${q.version}` : ''}`,
+      q.policy ? `policy ${q.policy}` : '',
+      q.operatorPolicy ? `operator policy ${q.operatorPolicy}` : '',
+      q.definition ? JSON.stringify(q.definition) : '',
+      Object.keys(q.arguments).length ? `arguments ${JSON.stringify(q.arguments)}` : '',
+    ].filter(Boolean).join(', ');
+    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  }
+  return [...kinds].map(([k, n]) => `${n} × ${k}`).join('; ') || 'no queues left at the end of the window';
 }
