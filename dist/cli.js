@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-AIT5PNC2.js";
+} from "./chunks/chunk-W2GHYGQF.js";
 import {
   GateError,
   describeContainer,

@@ -64,7 +64,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AIT5PNC2.js";
+} from "./chunks/chunk-W2GHYGQF.js";
 import {
   GateError,
   describeError,

@@ -30,16 +30,7 @@ export const BISECT_STATE_KIND = 'rabbitmq-perf-gate/bisect-state';
 export const DEFAULT_ATTEMPTS = 2;
 
 /** What defines a search; a state file is resumed only by the same one. */
-export interface BisectDefinition {
-  images: BisectImage[];
-  scenarios: string;
-  duration?: number;
-  warmup?: number;
-  looks?: number[];
-  repetitions?: number;
-  attempts?: number;
-  range?: BisectState['range'];
-}
+export type BisectDefinition = Pick<BisectState, 'images' | 'scenarios' | 'duration' | 'warmup' | 'looks' | 'repetitions' | 'range'> & { attempts?: number };
 
 /** What a step's A/B makes of its image: its answer (src/compare/compare.ts) — a regression is
  *  bad, "no regression of X % or more" good (a significant slowdown inside the margin too), not

@@ -32,15 +32,7 @@ export const DEFAULT_TOLERANCE: Record<MetricKind, number> = {
  * a wider tolerance use the tolerance. The answer names the bound actually reached (often well
  * inside the margin), never just "not significant".
  */
-export const DEFAULT_EQUIVALENCE: Record<MetricKind, number> = {
-  throughput: 0.1,
-  churn: 0.1,
-  latency: 0.25,
-  duration: 0.15,
-  memory: 0.15,
-  count: 0.01,
-  evidence: 0.1,
-};
+export const DEFAULT_EQUIVALENCE: Record<MetricKind, number> = { ...DEFAULT_TOLERANCE, throughput: 0.1 };
 
 /**
  * Added to both margins when the reference is a stored baseline: it was recorded in another job,

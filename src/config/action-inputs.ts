@@ -6,6 +6,7 @@ import type { TargetSpec } from '../schema/types';
 import { parseShard, type Shard } from '../plan/shard';
 import { GateError } from '../schema/errors';
 import { parseLooks } from './looks';
+import type { BisectInput } from './bisect-range';
 
 /** check/refresh run the matrix; comment posts a finished report (workflow_run); merge combines
  *  shards; bisect searches an image list or git range for the first regression; nightly A/Bs
@@ -62,14 +63,9 @@ export interface ActionSettings {
   revision?: string;
 }
 
-export interface BisectInputs {
-  images?: string;
-  template?: string;
-  range?: string;
+export interface BisectInputs extends BisectInput {
   /** The checkout the range is read from (relative to the workspace). */
   repo?: string;
-  good?: string;
-  bad?: string;
   /** The state file (relative to the workspace); default: report-dir/bisect-state.json. */
   state?: string;
   attempts?: number;
