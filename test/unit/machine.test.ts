@@ -88,13 +88,13 @@ describe('loadBetween: other load, this run set apart', () => {
     try {
       await new Promise((r) => setTimeout(r, 200));
       const a = cpuSnapshot()!;
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 2500));
       const b = cpuSnapshot()!;
       const l = loadBetween(a, b);
       const sh = l.top?.find((u) => u.kind === 'process' && u.name === 'sh');
-      expect(sh?.cores, JSON.stringify(l)).toBeGreaterThan(0.2); // one core's loop, on a shared machine
+      expect(sh?.cores, JSON.stringify(l)).toBeGreaterThan(0.1); // one core's loop, on a shared (possibly very busy) machine
       expect(l.busyCores).toBeGreaterThanOrEqual(sh!.cores - 0.1);
-      expect(l.otherCores).toBeGreaterThan(0.2);
+      expect(l.otherCores).toBeGreaterThan(0.1);
     } finally {
       process.kill(pid, 'SIGKILL');
     }
