@@ -45,7 +45,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-EHVF5SZR.js";
+} from "./chunks/chunk-K4VHXR6D.js";
 import {
   GateError,
   describeError,
