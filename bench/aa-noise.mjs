@@ -6,8 +6,9 @@
 // choose tolerances: a tolerance below about 2·(pair sd)/√n leaves most runs inconclusive.
 //   node bench/aa-noise.mjs rabbitmq-perf-gate-report/report.json
 import { readFileSync } from 'node:fs';
+import { benchArgs } from './lib/args.mjs';
 
-const file = process.argv[2];
+const [file] = benchArgs({}, { positionals: true }).positionals;
 if (!file) {
   console.error('usage: node bench/aa-noise.mjs REPORT.json   (the report of a same-run A/B, ideally A/A)');
   process.exit(2);

@@ -3,7 +3,6 @@
 // compare with a real A/B (3.10.8 vs 4.0.5)? Prints, for one_fast consumed and published msg/s,
 // the per-side median and coefficient of variation, the Hodges-Lehmann ratio with its 95 % CI
 // and the CI's width. Run through bench/ab-spread.mjs.
-import { parseArgs } from 'node:util';
 import { startDocker } from '../src/broker/docker';
 import type { BrokerHandle } from '../src/broker/provider';
 import { loadScenarioFile } from '../src/config/scenario-file';
@@ -12,20 +11,13 @@ import { hodgesLehmannRatio, mannWhitneyExact, median } from '../src/compare/sta
 import { buildPlan } from '../src/plan/plan';
 import { runTrial } from '../src/workload/trial';
 import type { DockerTargetSpec, ScenarioSpec } from '../src/schema/types';
+import { benchArgs, headerOf, IMAGES, list } from './lib/args.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    pairs: { type: 'string', default: '6' },
-    seconds: { type: 'string', default: '4' },
-    warmup: { type: 'string', default: '1' },
-    modes: { type: 'string', default: 'aa-both-up,aa-in-turn,ab-both-up' },
-    a: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-    b: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:4.0.5' },
-  },
-});
-const pairs = Number(o.pairs);
+const { values: o } = benchArgs({ pairs: 6, seconds: 4, warmup: 1, modes: list('aa-both-up,aa-in-turn,ab-both-up'), a: IMAGES.v3, b: IMAGES.v4 },
+  { script: 'ab-spread', help: headerOf(packagePath('bench/ab-spread.mjs')) });
+const pairs = o.pairs;
 const [base] = loadScenarioFile(packagePath('scenarios/one_fast.yml'));
-const scenario: ScenarioSpec = { ...base, durationSeconds: Number(o.seconds), warmupSeconds: Number(o.warmup) };
+const scenario: ScenarioSpec = { ...base, durationSeconds: o.seconds, warmupSeconds: o.warmup };
 const target = (id: string, image: string): DockerTargetSpec =>
   ({ id, label: `${id} (${image.split(':').pop()})`, kind: 'docker', image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' });
 const runId = `bench${process.pid}`;
@@ -87,8 +79,8 @@ const cv = (xs: number[]) => {
 const pct = (r: number) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(1)}%`;
 
 const rows: string[][] = [];
-for (const mode of o.modes!.split(',')) {
-  const [a, b] = mode.startsWith('aa') ? [target('A1', o.a!), target('A2', o.a!)] : [target('A', o.a!), target('B', o.b!)];
+for (const mode of o.modes) {
+  const [a, b] = mode.startsWith('aa') ? [target('A1', o.a), target('A2', o.a)] : [target('A', o.a), target('B', o.b)];
   const boots: number[] = [];
   const started = Date.now();
   console.error(`${mode}: ${pairs} pairs of ${scenario.warmupSeconds}+${scenario.durationSeconds} s trials…`);

@@ -9,7 +9,7 @@
 // With --measure N, a fixed N-pair A/B of the last tag against the first says how large the step
 // really was on this machine at that moment.
 //   node_modules/.bin/node bench/bisect.mjs [--runs 3] [--count 8] [--culprit 5|random] [--credit 14,7] [--broken 6]
-//        [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1] [--measure 16] [--out bench/results/bisect.json]
+//        [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1] [--measure 16] [--out bench/results/bisect/bisect.json]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

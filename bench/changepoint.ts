@@ -12,7 +12,7 @@
 // 3. A recorded history (--history, written by bench/nightly-history.mjs with real runs): where
 //    the steps were reported, night by night, against --truth (the first regressed night, 1-based).
 //   node_modules/.bin/node bench/changepoint.mjs [--cases 200] [--nights 30] [--aa-nights 200] [--aa-histories 20]
-//        [--recorded a.json,b.json] [--history bench/results/nightly-history-2026-11-27.json --truth 31]
+//        [--recorded a.json,b.json] [--history bench/results/nightly-history/nightly-history-2026-11-27.json --truth 31]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type ChangePointOptions, eDivisive } from '../src/compare/changepoint';
@@ -27,7 +27,7 @@ const { values: o } = parseArgs({
     nights: { type: 'string', default: '30' },
     'aa-nights': { type: 'string', default: '200' },
     'aa-histories': { type: 'string', default: '20' },
-    recorded: { type: 'string', default: 'bench/results/power-2026-11-23-frozen.json,bench/results/power-2026-11-23-pr16.json' },
+    recorded: { type: 'string', default: 'bench/results/power/power-2026-11-23-frozen.json,bench/results/power/power-2026-11-23-pr16.json' },
     history: { type: 'string' },
     truth: { type: 'string' },
     seed: { type: 'string', default: '34' },

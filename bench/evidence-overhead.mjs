@@ -4,25 +4,22 @@
 // a Prometheus scrape and two cgroup file reads at each window edge) and the reference has
 // `evidence: false`. The paired ratio of each gating metric, evidence / none, with its 90 % CI, is
 // the overhead; the candidate's evidence medians are printed alongside. Results go to
-// bench/results/evidence-overhead-<date>.txt; --write also puts the summary into docs/evidence.md.
+// bench/results/evidence-overhead/evidence-overhead-<date>.txt; --write also puts the summary into docs/evidence.md.
 //
 //   node_modules/.bin/node bench/evidence-overhead.mjs [--pairs 12] [--scenarios one_fast,fanout10] [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--write]
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchArgs, IMAGES } from './lib/args.mjs';
 import { ROOT } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({ options: {
-  pairs: { type: 'string', default: '12' }, scenarios: { type: 'string', default: 'one_fast,fanout10' },
-  image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' }, write: { type: 'boolean', default: false },
-} });
+const { values: opt } = benchArgs({ pairs: 12, scenarios: 'one_fast,fanout10', image: IMAGES.v3, write: false });
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-evidence-overhead-'));
 writeFileSync(join(dir, 'with.yml'), `label: with evidence\nimage: ${opt.image}\n`);
 writeFileSync(join(dir, 'without.yml'), `label: without evidence\nimage: ${opt.image}\nevidence: false\n`);
 const args = [join(ROOT, 'dist/cli.js'), 'run', '--target', 'with.yml', '--baseline-target', 'without.yml', '--scenarios', opt.scenarios,
-  '--repetitions', opt.pairs, '--no-sequential', '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')];
+  '--repetitions', String(opt.pairs), '--no-sequential', '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')];
 const started = Date.now();
 let out;
 try {
@@ -45,7 +42,7 @@ for (const s of r.scenarios) {
 const text = lines.join('\n');
 console.log(text);
 const stamp = new Date().toISOString().slice(0, 10);
-writeFileSync(join(ROOT, `bench/results/evidence-overhead-${stamp}.txt`), `${text}\n`);
+writeFileSync(join(ROOT, `bench/results/evidence-overhead/evidence-overhead-${stamp}.txt`), `${text}\n`);
 if (opt.write) {
   const file = join(ROOT, 'docs/evidence.md');
   const doc = readFileSync(file, 'utf8');

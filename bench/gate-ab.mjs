@@ -16,27 +16,17 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs, brokerOptions, list, optional } from './lib/args.mjs';
 import { ROOT, WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, listenerPid, machineBusySeconds, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({
-  options: {
-    variants: { type: 'string', default: 'original,current' },
-    rounds: { type: 'string', default: '5' },
-    seconds: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '3' },
-    workload: { type: 'string', default: 'one_fast-100' },
-    flags: { type: 'string' },
-    rev: { type: 'string', default: 'e85625c' },
-    broker: { type: 'string', default: 'shared' },
-    url: { type: 'string', default: 'amqp://guest:guest@127.0.0.1:5672' },
-    management: { type: 'string', default: 'http://guest:guest@127.0.0.1:15672' },
-  },
+const { values: opt } = benchArgs({
+  variants: list('original,current'), rounds: 5, seconds: 10, warmup: 3, workload: 'one_fast-100', flags: optional(), rev: 'e85625c',
+  ...brokerOptions('shared'),
 });
 const flags = opt.flags ?? WORKLOADS[opt.workload];
 if (!flags) throw new Error(`unknown --workload ${opt.workload}`);
-const SECONDS = Number(opt.seconds);
-const WARMUP = Number(opt.warmup);
+const SECONDS = opt.seconds;
+const WARMUP = opt.warmup;
 
 /** A copy of src/ and bench/lib/ with some files replaced or patched. */
 function variantTree(name, edit) {
@@ -72,7 +62,7 @@ const VARIANTS = {
   current: () => ROOT,
 };
 
-const names = opt.variants.split(',');
+const names = opt.variants;
 const children = {};
 for (const n of names) {
   if (!VARIANTS[n]) throw new Error(`unknown variant ${n}; one of ${Object.keys(VARIANTS).join(', ')}`);
@@ -125,7 +115,7 @@ async function once(name, round) {
 console.log(`workload ${opt.flags ? 'custom' : opt.workload}: ${flags}`);
 console.log(`variants ${names.join(', ')} (original = ${opt.rev}); ${opt.rounds} rounds, warm-up ${WARMUP} s, window ${SECONDS} s, broker ${container ? 'container' : 'shared'} ${new URL(opt.url).host}\n`);
 const rounds = [];
-for (let i = 0; i < Number(opt.rounds); i++) {
+for (let i = 0; i < opt.rounds; i++) {
   const order = names.map((_, j) => names[(i + j) % names.length]);
   const r = {};
   for (const n of order) {

@@ -14,31 +14,17 @@
 //
 // The shared service's broker has a 1024 file-descriptor limit (about 830 sockets), so the
 // default is a private broker container (offline image, host network, fd limit 20000).
-import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { benchArgs, brokerOptions } from './lib/args.mjs';
 import { ROOT, bundle, containerBroker, cpuSeconds, fmt, listenerPid, Management, median, rssBytes, run, table, vhostUrl } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({
-  options: {
-    producers: { type: 'string', default: '7000' },
-    consumers: { type: 'string', default: '7' },
-    interval: { type: 'string', default: '1' },
-    seconds: { type: 'string', default: '30' },
-    warmup: { type: 'string', default: '10' },
-    runs: { type: 'string', default: '1' },
-    persistent: { type: 'boolean', default: false },
-    perftest: { type: 'boolean', default: false },
-    'perftest-path': { type: 'string', default: join(ROOT, '../shared/peers/perf-test/perf-test') },
-    broker: { type: 'string', default: 'container' },
-    image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-    url: { type: 'string', default: 'amqp://guest:guest@127.0.0.1:5672' },
-    management: { type: 'string', default: 'http://guest:guest@127.0.0.1:15672' },
-    config: { type: 'string', multiple: true, default: [] },
-  },
+const { values: opt } = benchArgs({
+  producers: 7000, consumers: 7, interval: 1, seconds: 30, warmup: 10, runs: 1, persistent: false, perftest: false,
+  'perftest-path': join(ROOT, '../shared/peers/perf-test/perf-test'), ...brokerOptions('container'), config: [],
 });
-const X = Number(opt.producers);
-const target = X / Number(opt.interval);
+const X = opt.producers;
+const target = X / opt.interval;
 // rabbitmq/testing's command; --persistent adds its classic-queue wrapper flags.
 const flags = `-x ${X} -y ${opt.consumers} -P ${opt.interval} -c 1 -u seven_thousand_slow_one_queue -qa x-max-length=1000000${opt.persistent ? ' -ad false -f persistent' : ''}`;
 
@@ -74,8 +60,8 @@ function hwm(pid) {
 async function runGate(url) {
   const t0 = performance.now();
   let start, end, result, pid, windowOpenedAt;
-  const { child, done } = run(process.execPath, [childJs, '--url', url, '--warmup', opt.warmup, '--seconds', opt.seconds, '--id', 'many', '--', ...flags.split(' ')], {
-    timeoutMs: (Number(opt.warmup) + Number(opt.seconds) + 600) * 1000,
+  const { child, done } = run(process.execPath, [childJs, '--url', url, '--warmup', String(opt.warmup), '--seconds', String(opt.seconds), '--id', 'many', '--', ...flags.split(' ')], {
+    timeoutMs: (opt.warmup + opt.seconds + 600) * 1000,
     onLine: (line) => {
       if (!line.startsWith('{')) return;
       const e = JSON.parse(line);
@@ -91,7 +77,7 @@ async function runGate(url) {
   const m = result.metrics;
   return {
     ...common(start, end), published: m.published_rate, consumed: m.consumed_rate,
-    loopDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, setupSeconds: windowOpenedAt - Number(opt.warmup),
+    loopDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, setupSeconds: windowOpenedAt - opt.warmup,
     saturated: result.generator.saturated, valid: result.valid, invalidReason: result.invalidReason,
     latencyP50: m.latency_p50_ms, latencyP99: m.latency_p99_ms,
   };
@@ -99,8 +85,8 @@ async function runGate(url) {
 
 /** PerfTest the same way: its per-second lines from T = warm-up to warm-up + window (its clock starts once every connection is open). */
 async function runPerfTest(url) {
-  const W = Number(opt.warmup);
-  const S = Number(opt.seconds);
+  const W = opt.warmup;
+  const S = opt.seconds;
   const t0 = performance.now();
   let start, end, pid, last, published = 0, consumed = 0, opened;
   const { child, done } = run(opt['perftest-path'], ['-h', url, ...flags.split(' '), '-z', String(W + S + 3)], {
@@ -137,7 +123,7 @@ function common(start, end) {
 
 const kinds = opt.perftest ? ['gate', 'perftest'] : ['gate'];
 const rows = { gate: [], perftest: [] };
-for (let i = 0; i < Number(opt.runs); i++) {
+for (let i = 0; i < opt.runs; i++) {
   const order = i % 2 === 0 ? kinds : [...kinds].reverse();
   for (const kind of order) {
     const vhost = `perf-gate-bench-many-${kind}-${process.pid}-${i}`;

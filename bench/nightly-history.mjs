@@ -7,7 +7,7 @@
 // short trials) appended to the history file; the script prints, per night, its ratio, wall time and
 // whether a new step was reported, and writes the history (the "recorded series" the change-point
 // bench and test/unit/nightly-recorded.test.ts read). Nights here are minutes apart, not days.
-//   node_modules/.bin/node bench/nightly-history.mjs [--nights 30] [--regressed 4] [--pairs 8] [--credit 10,5] [--out bench/results/nightly-history.json]
+//   node_modules/.bin/node bench/nightly-history.mjs [--nights 30] [--regressed 4] [--pairs 8] [--credit 10,5] [--out bench/results/nightly-history/nightly-history.json]
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ const { values: o } = parseArgs({
     credit: { type: 'string', default: '10,5' },
     duration: { type: 'string', default: '1.5' },
     warmup: { type: 'string', default: '0.5' },
-    out: { type: 'string', default: join(ROOT, 'bench/results/nightly-history.json') },
+    out: { type: 'string', default: join(ROOT, 'bench/results/nightly-history/nightly-history.json') },
   },
 });
 const BASE = 'rabbitmq-perf-gate/rabbitmq:3.10.8';

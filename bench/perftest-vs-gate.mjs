@@ -28,34 +28,22 @@
 // beam.smp, so CPU per message covers the same window as the rates; and /proc/stat, so that
 // 'other cores' (machine busy − generator − broker) shows how noisy each run was.
 // Results and method: docs/performance.md.
-import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { benchArgs, brokerOptions, list, optional } from './lib/args.mjs';
 import { ROOT, WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, machineBusySeconds, listenerPid, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({
-  options: {
-    pairs: { type: 'string', default: '5' },
-    seconds: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '5' },
-    workload: { type: 'string', default: 'one_fast-100' },
-    url: { type: 'string', default: process.env.PERF_GATE_BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672' },
-    management: { type: 'string', default: process.env.PERF_GATE_BENCH_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672' },
-    perftest: { type: 'string', default: join(ROOT, '../shared/peers/perf-test/perf-test') },
-    only: { type: 'string' },
-    bare: { type: 'boolean', default: false },
-    plain: { type: 'boolean', default: false },
-    json: { type: 'string' },
-    // 'shared' = the broker at --url; 'container' = a private one from the offline image.
-    broker: { type: 'string', default: 'shared' },
-    image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-  },
+const { values: opt } = benchArgs({
+  pairs: 5, seconds: 10, warmup: 5, workload: 'one_fast-100', perftest: join(ROOT, '../shared/peers/perf-test/perf-test'),
+  only: list([]), bare: false, plain: false, json: optional(),
+  // 'shared' = the broker at --url; 'container' = a private one from the offline image.
+  ...brokerOptions('shared'),
 });
 const flags = WORKLOADS[opt.workload];
 if (!flags) throw new Error(`unknown --workload ${opt.workload}; one of ${Object.keys(WORKLOADS).join(', ')}`);
-const PAIRS = Number(opt.pairs);
-const SECONDS = Number(opt.seconds);
-const WARMUP = Number(opt.warmup);
+const PAIRS = opt.pairs;
+const SECONDS = opt.seconds;
+const WARMUP = opt.warmup;
 let container;
 if (opt.broker === 'container') {
   container = await containerBroker(opt.image);
@@ -164,7 +152,7 @@ console.log(`workload ${opt.workload}: ${flags}`);
 console.log(`${PAIRS} pairs, warm-up ${WARMUP} s, window ${SECONDS} s, broker ${container ? `container ${container.container} (RabbitMQ ${container.version})` : 'shared'} ${new URL(opt.url).host}, beam pid ${brokerPid ?? 'not visible'}\n`);
 const pairs = [];
 for (let i = 0; i < PAIRS; i++) {
-  const kinds = opt.only ? opt.only.split(',') : ['gate', 'perftest', ...(opt.bare ? ['bare'] : []), ...(opt.plain ? ['plain'] : [])];
+  const kinds = opt.only.length ? opt.only : ['gate', 'perftest', ...(opt.bare ? ['bare'] : []), ...(opt.plain ? ['plain'] : [])];
   const order = kinds.map((_, j) => kinds[(i + j) % kinds.length]);
   const r = {};
   for (const kind of order) {

@@ -16,40 +16,26 @@
 // K bootstrap gate runs per arm and n drawn from the measured rounds, and the smallest slowdown
 // caught 80 % / 95 % of the time, by shifting the A/A pairs (bench/lib/resample.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { startDocker } from '../src/broker/docker';
 import type { BrokerHandle } from '../src/broker/provider';
 import { focusOn } from '../src/broker/focus';
 import { resolveScenarios } from '../src/config/catalogue';
 import { compareSamples, overallVerdict } from '../src/compare/compare';
 import { median } from '../src/compare/stats';
-import { toleranceFor } from '../src/metrics/definitions';
+import { toleranceFor } from '../src/compare/margins';
 import { runTrial } from '../src/workload/trial';
 import type { Comparison, DockerTargetSpec, ScenarioSpec, TrialResult } from '../src/schema/types';
+import { packagePath } from '../src/config/paths';
+import { benchArgs, headerOf, IMAGES, list, numberList, optional } from './lib/args.mjs';
 import { clopperPearson } from './lib/binomial';
 import { powerPlan } from './lib/power-plan';
 import { printResampled } from './lib/resample';
 
-const { values: o } = parseArgs({
-  options: {
-    scenarios: { type: 'string', default: 'one_fast,one_one_one' },
-    runs: { type: 'string', default: '30' },
-    n: { type: 'string', default: '8' },
-    seconds: { type: 'string', default: '5' },
-    warmup: { type: 'string', default: '1' },
-    cpus: { type: 'string', default: '1.3,1.2' },
-    'base-cpus': { type: 'string' },
-    image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-    seed: { type: 'string', default: '20261123' },
-    tolerance: { type: 'string' },
-    json: { type: 'string' },
-    from: { type: 'string' },
-    'no-freeze': { type: 'boolean', default: false },
-    statistic: { type: 'string', default: 'mean' },
-    resample: { type: 'string', default: '0' },
-    'resample-n': { type: 'string', default: '8,10,12,14,16' },
-  },
-});
+const { values: o } = benchArgs({
+  scenarios: list('one_fast,one_one_one'), runs: 30, n: 8, seconds: 5, warmup: 1, cpus: numberList('1.3,1.2'), 'base-cpus': optional('number'),
+  image: IMAGES.v3, seed: 20261123, tolerance: optional('number'), json: optional(), from: optional(), 'no-freeze': false, statistic: 'mean',
+  resample: 0, 'resample-n': numberList('8,10,12,14,16'),
+}, { script: 'power', help: headerOf(packagePath('bench/power.mjs')) });
 
 /** Every trial's gating values, by target, scenario and metric, in round order (NaN = invalid). */
 interface Saved {
@@ -63,17 +49,17 @@ interface Saved {
   perSecond?: Record<string, Record<string, Record<string, number[][]>>>;
 }
 const saved: Saved | undefined = o.from ? JSON.parse(readFileSync(o.from, 'utf8')) : undefined;
-const n = Number(o.n);
-const ids = saved?.scenarios ?? o.scenarios!.split(',');
+const n = o.n;
+const ids = saved?.scenarios ?? o.scenarios;
 const scenarios: ScenarioSpec[] = resolveScenarios(ids.join(',')).scenarios.map((s) => ({
   ...s,
-  durationSeconds: saved?.seconds ?? Number(o.seconds), warmupSeconds: saved?.warmup ?? Number(o.warmup),
-  tolerances: o.tolerance ? Object.fromEntries(s.gate.map((m) => [m, Number(o.tolerance)])) : s.tolerances,
+  durationSeconds: saved?.seconds ?? o.seconds, warmupSeconds: saved?.warmup ?? o.warmup,
+  tolerances: o.tolerance ? Object.fromEntries(s.gate.map((m) => [m, o.tolerance!])) : s.tolerances,
 }));
-const quotas = saved?.cpus ?? o.cpus!.split(',').filter(Boolean).map(Number);
-const baseCpus = saved ? saved.baseCpus : o['base-cpus'] ? Number(o['base-cpus']) : undefined;
+const quotas = saved?.cpus ?? o.cpus;
+const baseCpus = saved ? saved.baseCpus : o['base-cpus'] || undefined;
 const target = (id: string, cpus?: number): DockerTargetSpec =>
-  ({ id, label: cpus ? `${id} (--cpus ${cpus})` : id, kind: 'docker', image: o.image!, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', cpus });
+  ({ id, label: cpus ? `${id} (--cpus ${cpus})` : id, kind: 'docker', image: o.image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', cpus });
 const targets = [target('A', baseCpus), target('A2', baseCpus), ...quotas.map((c, i) => target(`B${i + 1}`, c))];
 const runId = `power${process.pid}`;
 
@@ -105,7 +91,7 @@ function windowRates(series: TrialResult['series'], field: 'consumed' | 'publish
   }
   return out;
 }
-const runs = saved ? Math.floor(values.A[scenarios[0].id][scenarios[0].gate[0]].length / n) : Number(o.runs);
+const runs = saved ? Math.floor(values.A[scenarios[0].id][scenarios[0].gate[0]].length / n) : o.runs;
 const started = Date.now();
 if (!saved) await runTrials();
 const minutes = saved?.minutes ?? Math.round((Date.now() - started) / 60000);
@@ -114,7 +100,7 @@ if (!saved) save(minutes);
 /** Writes the trials so far to --json (after every gate run, so a cut-short run keeps its data). */
 function save(mins: number): void {
   if (!o.json) return;
-  const out: Saved = { scenarios: ids, seconds: scenarios[0].durationSeconds, warmup: scenarios[0].warmupSeconds, cpus: quotas, baseCpus, image: o.image!, seed: Number(o.seed), minutes: mins, values, perSecond, frozen: !o['no-freeze'], adjacent };
+  const out: Saved = { scenarios: ids, seconds: scenarios[0].durationSeconds, warmup: scenarios[0].warmupSeconds, cpus: quotas, baseCpus, image: o.image, seed: o.seed, minutes: mins, values, perSecond, frozen: !o['no-freeze'], adjacent };
   writeFileSync(o.json, JSON.stringify(out));
 }
 
@@ -123,7 +109,7 @@ async function runTrials(): Promise<void> {
   try {
     for (const t of targets) handles.set(t.id, await startDocker(t, { runId }));
     const focus = focusOn([...handles.values()], (m) => console.error(m), !o['no-freeze']);
-    const plan = powerPlan(scenarios, 'A', 'A2', targets.slice(2).map((t) => t.id), runs * n, Number(o.seed));
+    const plan = powerPlan(scenarios, 'A', 'A2', targets.slice(2).map((t) => t.id), runs * n, o.seed);
     const perGateRun = plan.length / runs;
     let invalid = 0;
     for (const p of plan) {
@@ -186,7 +172,7 @@ for (const t of targets.slice(1)) {
   }));
   console.log(`  ${t.id}: ${per.join('; ')}`);
 }
-if (Number(o.resample) > 0) {
+if (o.resample > 0) {
   const arms = targets.slice(1).map((t) => ({ id: t.id, label: t.label, ref: refOf(t.id) }));
-  printResampled({ scenarios, values, arms, k: Number(o.resample), ns: o['resample-n']!.split(',').map(Number), seed: Number(o.seed) });
+  printResampled({ scenarios, values, arms, k: o.resample, ns: o['resample-n'], seed: o.seed });
 }

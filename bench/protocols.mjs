@@ -7,23 +7,21 @@
 //    loop full: then the client library, not the broker, set the pace);
 // 2. a same-run A/B of the two images on mqtt_idle_connections: the paired ratio of memory per
 //    connection with its 90 % CI (the 3.12 native-MQTT post: about 94 % less).
-// Results go to bench/results/protocols-<date>.txt; --write also puts them into docs/performance.md.
+// Results go to bench/results/protocols/protocols-<date>.txt; --write also puts them into docs/performance.md.
 //
 //   node_modules/.bin/node bench/protocols.mjs [--trials 3] [--pairs 10] [--images rabbitmq-perf-gate/rabbitmq:4.0.5,rabbitmq-perf-gate/rabbitmq:3.10.8] [--write]
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchArgs, IMAGES, list } from './lib/args.mjs';
 import { ROOT } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({ options: {
-  trials: { type: 'string', default: '3' }, pairs: { type: 'string', default: '10' },
-  images: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:4.0.5,rabbitmq-perf-gate/rabbitmq:3.10.8' },
-  scenarios: { type: 'string', default: 'protocols_one_fast,stream_one_fast,stream_consume_only,mqtt_pubsub,amqp10_one_fast' },
-  write: { type: 'boolean', default: false },
-} });
-const images = opt.images.split(',');
+const { values: opt } = benchArgs({
+  trials: 3, pairs: 10, images: list([IMAGES.v4, IMAGES.v3]),
+  scenarios: 'protocols_one_fast,stream_one_fast,stream_consume_only,mqtt_pubsub,amqp10_one_fast', write: false,
+});
+const images = opt.images;
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-protocols-'));
 const started = Date.now();
 
@@ -44,7 +42,7 @@ const f = (x, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d));
 const lines = [`# protocols, ${new Date().toISOString()}: ${opt.trials} trials per scenario and image, ${opt.pairs} pairs for memory, ${opt.scenarios}`, '',
   '| image | scenario | published msg/s | consumed msg/s | latency p99 ms | generator µs/msg | generator cores | saturated | client |', '|---|---|--:|--:|--:|--:|--:|--:|---|'];
 for (const image of images) {
-  const r = gate(['--image', image, '--scenarios', opt.scenarios, '--repetitions', opt.trials]);
+  const r = gate(['--image', image, '--scenarios', opt.scenarios, '--repetitions', String(opt.trials)]);
   for (const s of r.scenarios) {
     const ts = r.trials.filter((t) => t.scenario === s.id && t.valid);
     if (!ts.length) continue;
@@ -58,7 +56,7 @@ for (const image of images) {
 }
 
 const [a, b] = images;
-const ab = gate(['--image', a, '--baseline-image', b, '--scenarios', 'mqtt_idle_connections', '--repetitions', opt.pairs, '--no-sequential']);
+const ab = gate(['--image', a, '--baseline-image', b, '--scenarios', 'mqtt_idle_connections', '--repetitions', String(opt.pairs), '--no-sequential']);
 lines.push('', `Memory per idle MQTT connection (2,000 connections), ${a.split(':').pop()} / ${b.split(':').pop()}, paired same-run A/B:`, '',
   '| metric | ' + `${a.split(':').pop()} median | ${b.split(':').pop()} median | ratio [90 % CI] | pairs |`, '|---|--:|--:|--:|--:|');
 for (const c of ab.comparisons.filter((x) => x.metric.endsWith('per_connection_kib'))) {
@@ -67,7 +65,7 @@ for (const c of ab.comparisons.filter((x) => x.metric.endsWith('per_connection_k
 lines.push('', `(${((Date.now() - started) / 60000).toFixed(1)} min)`);
 const text = lines.join('\n');
 console.log(text);
-writeFileSync(join(ROOT, `bench/results/protocols-${new Date().toISOString().slice(0, 10)}.txt`), `${text}\n`);
+writeFileSync(join(ROOT, `bench/results/protocols/protocols-${new Date().toISOString().slice(0, 10)}.txt`), `${text}\n`);
 if (opt.write) {
   const file = join(ROOT, 'docs/performance.md');
   const doc = readFileSync(file, 'utf8');

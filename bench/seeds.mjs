@@ -5,7 +5,7 @@
 // the bundled CLI on the two offline images, and written as docs/seeds.md's table.
 //
 //   node_modules/.bin/node bench/seeds.mjs [--pairs 6] [--only khepri-import,cqv2-3.10,...] [--write]
-//   node_modules/.bin/node bench/seeds.mjs --from bench/results/seeds-DATE.json [--write]   (re-render; DATE is the UTC day the run ended)
+//   node_modules/.bin/node bench/seeds.mjs --from bench/results/seeds/seeds-DATE.json [--write]   (re-render; DATE is the UTC day the run ended)
 //
 // With --only, the new rows replace those of the same runs in the newest earlier results file
 // (--merge FILE to name another), so one re-measured row does not drop the rest of the table.
@@ -15,22 +15,19 @@
 // v2 on 3.10.8 by a target policy), runs its scenarios paired by round, and reads each row's
 // metric from report.json: the Hodges-Lehmann ratio candidate / reference with its 90 % CI, n
 // pairs, and whether its direction agrees with the seed's. Results go to
-// bench/results/seeds-<date>.json; --write replaces the table between the markers in docs/seeds.md.
+// bench/results/seeds/seeds-<date>.json; --write replaces the table between the markers in docs/seeds.md.
 // A long run (about 30 minutes at 6 pairs on 2 cores, plus about 45 for the 3-node stop_app /
 // start_app row at 10,000 queues) is expected.
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchArgs, IMAGES, list, optional } from './lib/args.mjs';
 import { ROOT } from './lib/common.mjs';
 
-const { values: opt } = parseArgs({
-  options: { pairs: { type: 'string', default: '6' }, only: { type: 'string' }, write: { type: 'boolean', default: false }, from: { type: 'string' }, merge: { type: 'string' } },
-});
+const { values: opt } = benchArgs({ pairs: 6, only: list([]), write: false, from: optional(), merge: optional() });
 
-const V3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
-const V4 = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
+const { v3: V3, v4: V4 } = IMAGES;
 const TARGETS = {
   mnesia: `label: mnesia\nimage: ${V4}\n`,
   khepri: `label: khepri\nimage: ${V4}\nsetup:\n  - rabbitmqctl enable_feature_flag --opt-in khepri_db\n`,
@@ -127,13 +124,13 @@ for (const [key, files] of Object.entries(DIRS)) {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(DIRS[key], name), text);
 }
 
-const only = opt.only ? new Set(opt.only.split(',')) : undefined;
-// --from FILE: re-render the table from an earlier run's results (bench/results/seeds-*.json).
+const only = opt.only.length ? new Set(opt.only) : undefined;
+// --from FILE: re-render the table from an earlier run's results (bench/results/seeds/seeds-*.json).
 const results = opt.from ? JSON.parse(readFileSync(opt.from, 'utf8')).results : [];
 for (const run of opt.from ? [] : RUNS.filter((r) => !only || only.has(r.id))) {
   const started = Date.now();
   const args = ['run', '--target', `${run.candidate}.yml`, '--baseline-target', `${run.reference}.yml`,
-    '--scenarios', DIRS[run.scenarios] ?? run.scenarios, '--repetitions', opt.pairs,
+    '--scenarios', DIRS[run.scenarios] ?? run.scenarios, '--repetitions', String(opt.pairs),
     '--baseline-file', 'none.json', '--no-sequential', '--json', '--out', join(dir, `out-${run.id}`)];
   process.stderr.write(`== ${run.id}: ${run.candidate} vs ${run.reference}, ${run.scenarios}, ${opt.pairs} pairs\n`);
   let report;
@@ -169,7 +166,7 @@ function agreement(x) {
 }
 // A partial run (--only) keeps the other runs' rows of the newest earlier results file, in their order.
 if (only && !opt.from) {
-  const earlier = opt.merge ?? readdirSync(join(ROOT, 'bench/results')).filter((f) => /^seeds-\d{4}-\d\d-\d\d\.json$/.test(f)).sort().map((f) => join(ROOT, 'bench/results', f)).at(-1);
+  const earlier = opt.merge ?? readdirSync(join(ROOT, 'bench/results/seeds')).filter((f) => /^seeds-\d{4}-\d\d-\d\d\.json$/.test(f)).sort().map((f) => join(ROOT, 'bench/results/seeds', f)).at(-1);
   if (earlier) {
     const old = JSON.parse(readFileSync(earlier, 'utf8')).results;
     const fresh = results.splice(0);
@@ -188,7 +185,7 @@ const table = ['| Seed | Claim | Scenario (scale) | Candidate / reference | Seed
   ...results.map((x) => `| ${x.seed} | ${x.claim} | ${x.scenario} · ${x.metric} | ${x.candidate} / ${x.reference} | ${x.seedRatio ? r2(x.seedRatio) : 'direction'} | ${r2(x.ratio)} [${r2(x.ciLow)}, ${r2(x.ciHigh)}] | ${x.n} | ${agreement(x)} |`)].join('\n');
 console.log(table);
 const stamp = new Date().toISOString().slice(0, 10);
-if (!opt.from) writeFileSync(join(ROOT, `bench/results/seeds-${stamp}.json`), JSON.stringify({ pairs: Number(opt.pairs), results }, null, 1));
+if (!opt.from) writeFileSync(join(ROOT, `bench/results/seeds/seeds-${stamp}.json`), JSON.stringify({ pairs: opt.pairs, results }, null, 1));
 if (opt.write) {
   const file = join(ROOT, 'docs/seeds.md');
   const doc = readFileSync(file, 'utf8');

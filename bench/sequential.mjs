@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs bench/sequential.ts (bundled from source): time to verdict and error rates of the fixed and
 // the group-sequential same-run A/B, re-decided on rounds recorded by bench/power.mjs (no brokers).
-//   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power-2026-11-23-pr16.json] [--k 1000] [--holm 1,5]
+//   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power/power-2026-11-23-pr16.json] [--k 1000] [--holm 1,5]
 import { bundle, run } from './lib/common.mjs';
 
 const child = await bundle('bench/sequential.ts');

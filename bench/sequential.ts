@@ -3,9 +3,11 @@
 // B1 and B2 (the same image at lower docker --cpus: real broker-side slowdowns) — are drawn into
 // gate runs. The fixed design decides once at --fixed pairs with α; the sequential design
 // (src/compare/sequential.ts) looks at --looks with its calibrated nominal level, and each
-// scenario stops at the first look where all its gating metrics are a fail or a pass, or their
-// CIs rule out a regression of --futility. --tolerance overrides the gating tolerance (a strict
-// design, e.g. 0.02 with looks up to 64 pairs).
+// scenario stops at the first look where every gating metric has an answer — a regression, or no
+// regression beyond its equivalence margin (src/compare/margins.ts) — driven by the gate's own
+// stopping policy (SequentialRun). --tolerance overrides the gating tolerance (a strict design,
+// e.g. 0.02 with looks up to 64 pairs); the answers' shares are printed per cell: red, green (and
+// green with a bound of 5 % or less: "no regression of 5 % or more"), grey.
 // Besides the recorded arms, the A/A pairs centred (the run-wide median ratio divided out) and
 // then made worse by --shifts give regressions of a known size. --holm 5 adds four null
 // scenarios drawn from other centred A/A rounds, so Holm's correction and the stopping rule see
@@ -14,19 +16,20 @@
 // scenario has stopped.
 // Time: pairs × --pair-seconds per scenario (pr: 24 pairs of its five scenarios ≈ 14 min, i.e.
 // ~7 s per scenario pair), broker boots not included.
-//   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power-2026-11-23-pr16.json] [--k 1000]
-//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--futility 0.1] [--tolerance 0.02] [--no-fail-fast]
+//   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power/power-2026-11-23-pr16.json] [--k 1000]
+//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--tolerance 0.02] [--margin 0.05] [--no-fail-fast]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { compareSamples, ALPHA } from '../src/compare/compare';
-import { DEFAULT_FUTILITY, DEFAULT_LOOKS, decidedAtLook, failedAtLook, familyRate, sequentialDesign } from '../src/compare/sequential';
+import { compareSamples, ALPHA, overallAnswer } from '../src/compare/compare';
+import { marginsFor } from '../src/compare/margins';
+import { DEFAULT_LOOKS, familyRate, sequentialDesign, SequentialRun } from '../src/compare/sequential';
 import { rng } from '../src/plan/plan';
 import { resolveScenarios } from '../src/config/catalogue';
-import type { Comparison, ScenarioSpec, Verdict } from '../src/schema/types';
+import type { Answer, Comparison, ScenarioSpec, Verdict } from '../src/schema/types';
 
 const { values: o } = parseArgs({
   options: {
-    from: { type: 'string', default: 'bench/results/power-2026-11-23-pr16.json' },
+    from: { type: 'string', default: 'bench/results/power/power-2026-11-23-pr16.json' },
     k: { type: 'string', default: '1000' },
     fixed: { type: 'string', default: '24' },
     looks: { type: 'string', default: DEFAULT_LOOKS.join(',') },
@@ -34,8 +37,8 @@ const { values: o } = parseArgs({
     holm: { type: 'string', default: '1,5' },
     'pair-seconds': { type: 'string', default: '7' },
     seed: { type: 'string', default: '11' },
-    futility: { type: 'string', default: String(DEFAULT_FUTILITY) },
     tolerance: { type: 'string' },
+    margin: { type: 'string' },
     'no-fail-fast': { type: 'boolean', default: false },
   },
 });
@@ -45,11 +48,15 @@ const FIXED = Number(o.fixed);
 const ASKED = o.looks!.split(',').map(Number);
 const CAP = ASKED.at(-1)!;
 const PAIR_S = Number(o['pair-seconds']);
-const FUTILITY = Number(o.futility);
 const FAIL_FAST = o['no-fail-fast'] !== true;
 const one = resolveScenarios('one_fast').scenarios[0];
 // --tolerance: the gating metric's tolerance (default the scenario's, 5 % for throughput).
-const base: ScenarioSpec = o.tolerance ? { ...one, tolerances: { ...one.tolerances, [one.gate[0]]: Number(o.tolerance) } } : one;
+// --margin: its equivalence margin (default src/compare/margins.ts's, 10 % for throughput).
+const base: ScenarioSpec = {
+  ...one,
+  ...(o.tolerance ? { tolerances: { ...one.tolerances, [one.gate[0]]: Number(o.tolerance) } } : {}),
+  ...(o.margin ? { margins: { ...one.margins, [one.gate[0]]: Number(o.margin) } } : {}),
+};
 const METRIC = base.gate[0];
 const rounds = (arm: string) => saved.values[arm][base.id][METRIC];
 const TOTAL = rounds('A').length;
@@ -89,33 +96,38 @@ function judge(specs: ScenarioSpec[], data: Pairs[], ns: number[], alpha: number
 const rank: Record<Verdict, number> = { fail: 3, warn: 2, inconclusive: 1, pass: 0 };
 const worst = (vs: Verdict[]) => vs.reduce((w, v) => (rank[v] > rank[w] ? v : w), 'pass' as Verdict);
 
-/** One gate run of each design on the same drawn pairs: verdicts and scenario-pairs used. */
-function gateRun(a: Arm, m: number, random: () => number): { fixed: Verdict; seq: Verdict; seqPairs: number; look: number } {
-  const { looks: LOOKS, level: G } = sequentialDesign(ASKED, m, FIXED);
+interface GateRun { fixed: Verdict; fixedAnswer: Answer; seq: Verdict; answer: Answer; bound: number; seqPairs: number; look: number }
+
+/** One gate run of each design on the same drawn pairs: verdicts, answers and scenario-pairs used.
+ *  `bound`: the largest CI bad end over the gating metrics (the run's "no regression of X %"). */
+function gateRun(a: Arm, m: number, random: () => number): GateRun {
+  const design = sequentialDesign(ASKED, m, FIXED);
   const specs = Array.from({ length: m }, (_, i) => ({ ...base, id: i ? `${base.id}#null${i}` : base.id }));
   const data = specs.map((_, i) => (i === 0 ? pairsOf(a, draw(CAP, random), true) : pairsOf({ ...a, arm: 'A2', centre: true }, draw(CAP, random), false)));
-  const fixed = worst(judge(specs, data, specs.map(() => FIXED), ALPHA).filter((c) => c.gating).map((c) => c.verdict));
-  const stopped: Array<{ n: number; verdict: Verdict } | undefined> = specs.map(() => undefined);
+  const fixedCs = judge(specs, data, specs.map(() => FIXED), ALPHA).filter((c) => c.gating);
+  // The gate's own stopping policy, driven look by look with every scenario's pairs so far.
+  const policy = new SequentialRun(design, FAIL_FAST);
+  const last = new Map<string, Comparison[]>();
   let lastLook = 0;
-  for (const [li, n] of LOOKS.entries()) {
-    const ns = specs.map((_, i) => stopped[i]?.n ?? n);
-    const cs = judge(specs, data, ns, G, m);
-    specs.forEach((s, i) => {
-      if (stopped[i]) return;
+  for (const n of design.looks) {
+    const running = specs.filter((s) => policy.runs(s.id, n - 1));
+    if (!running.length) break;
+    const cs = judge(specs, data, specs.map((s) => policy.stopped.get(s.id) ?? n), design.level, m);
+    for (const s of running) {
       const mine = cs.filter((c) => c.scenario === s.id);
-      if (decidedAtLook(mine, FUTILITY) || li === LOOKS.length - 1) stopped[i] = { n, verdict: worst(mine.map((c) => c.verdict)) };
-    });
-    // Fail-fast (as the gate's default): a failed scenario ends the run; the undecided ones keep
-    // their verdict at this look. --no-fail-fast: each runs until decided.
-    if (FAIL_FAST && failedAtLook(cs)) {
-      specs.forEach((s, i) => {
-        stopped[i] ??= { n, verdict: worst(cs.filter((c) => c.scenario === s.id).map((c) => c.verdict)) };
-      });
+      last.set(s.id, mine);
+      policy.look(s.id, n, mine);
     }
     lastLook = n;
-    if (stopped.every(Boolean)) break;
   }
-  return { fixed, seq: worst(stopped.map((x) => x!.verdict)), seqPairs: stopped.reduce((t, x) => t + x!.n, 0), look: lastLook };
+  policy.finish(new Map(specs.map((s) => [s.id, lastLook])));
+  const final = specs.flatMap((s) => last.get(s.id) ?? []).filter((c) => c.gating);
+  return {
+    fixed: worst(fixedCs.map((c) => c.verdict)), fixedAnswer: overallAnswer(fixedCs),
+    seq: worst(final.map((c) => c.verdict)), answer: overallAnswer(final),
+    bound: Math.max(...final.map((c) => c.bound ?? Number.POSITIVE_INFINITY)),
+    seqPairs: specs.reduce((t, s) => t + (policy.stopped.get(s.id) ?? lastLook), 0), look: lastLook,
+  };
 }
 
 const quantile = (xs: number[], q: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
@@ -144,10 +156,11 @@ for (const m of o.holm!.split(',').map(Number)) {
   console.log(`fixed: ${FIXED} pairs at α = ${ALPHA}, Holm over ${m}; sequential with ${m} gating metric(s): looks at ${d.looks.join(', ')} pairs, Bonferroni over ${m}, nominal one-sided level ${d.level.toFixed(4)} at every look (family rate under the null ${familyRate(d.level, d.looks).toFixed(4)}; the fixed level at every look would give ${familyRate(ALPHA, d.looks).toFixed(3)})`);
 }
 console.log(`tolerance: ${o.tolerance ? `${Number(o.tolerance) * 100} % (--tolerance)` : "the scenario's"}`);
-console.log(`futility: a scenario also stops when every gating CI rules out a regression of ${Math.round(FUTILITY * 100)} % or more (0 = off)`);
+const mg = marginsFor(METRIC, base.tolerances);
+console.log(`answers: red = a regression (whole CI beyond the ${Math.round(mg.tolerance * 100)} % tolerance); green = the CI's bad end inside the ${Math.round(mg.equivalence * 100)} % equivalence margin; grey = neither at the cap`);
 console.log(`fail-fast: ${FAIL_FAST ? "on (a failed scenario ends the gate run)" : "off (--no-fail-fast: every scenario runs until decided)"}`);
 console.log(`time: ${PAIR_S} s per scenario pair (broker boots not included)\n`);
-console.log(['Holm m', 'arm', 'fixed: fail', 'seq: fail', 'seq: pass', 'fixed: min (pairs)', 'seq: median / p90 min', 'seq: gate runs ended after N pairs'].join('\t'));
+console.log(['Holm m', 'arm', 'fixed: red / green', 'seq: red', 'seq: green', 'seq: green ≤ 5 %', 'seq: grey', 'seq: red or warn', 'seq: median bound', 'fixed: min (pairs)', 'seq: median / p90 min', 'seq: gate runs ended after N pairs'].join('\t'));
 for (const m of o.holm!.split(',').map(Number)) {
   for (const a of arms) {
     const random = rng(Number(o.seed) + m);
@@ -156,9 +169,13 @@ for (const m of o.holm!.split(',').map(Number)) {
     const ends = [...new Set(runs.map((r) => r.look))].sort((x, y) => x - y).map((n) => `${n}: ${runs.filter((r) => r.look === n).length}`);
     console.log([
       String(m), a.label,
-      pct(runs.filter((r) => r.fixed === 'fail').length, K),
-      pct(runs.filter((r) => r.seq === 'fail').length, K),
-      pct(runs.filter((r) => r.seq === 'pass').length, K),
+      `${pct(runs.filter((r) => r.fixedAnswer === 'regression').length, K)} / ${((100 * runs.filter((r) => r.fixedAnswer === 'no-regression').length) / K).toFixed(1)} %`,
+      pct(runs.filter((r) => r.answer === 'regression').length, K),
+      pct(runs.filter((r) => r.answer === 'no-regression').length, K),
+      pct(runs.filter((r) => r.answer === 'no-regression' && r.bound <= 0.05).length, K),
+      pct(runs.filter((r) => r.answer === 'undecided').length, K),
+      pct(runs.filter((r) => r.seq === 'fail' || r.seq === 'warn').length, K),
+      `${(100 * quantile(runs.map((r) => r.bound), 0.5)).toFixed(1)} %`,
       `${((FIXED * m * PAIR_S) / 60).toFixed(1)} (${FIXED})`,
       `${quantile(mins, 0.5).toFixed(1)} / ${quantile(mins, 0.9).toFixed(1)}`,
       ends.join(', '),

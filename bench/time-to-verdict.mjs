@@ -6,9 +6,13 @@
 // sequential A/B. Per run: wall time (broker boots included), verdict, where each scenario stopped,
 // and the trial time the report says it saved against the fixed design.
 // With --append, the runs already in --out are kept and the new ones added (a ledger that grows
-// across sessions: issue 21 asks for 50 real A/A gate runs, about 6 h of machine time); the summary
-// then covers them all, with the false fails counted and its 95 % upper bound.
-//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21,cpu] [--scenarios pr] [--out bench/results/ttv.json] [--append] [-- extra CLI args]
+// across sessions); the summary then covers them all, with the false fails counted and its 95 %
+// upper bound, and the runs' answers (regression / no regression of X % / not decided): recorded
+// by the gate since it gives them, re-decided for older rows from their gating CIs and the
+// margins of src/compare/margins.ts (the rows keep the verdict they were given).
+// Arms cpu10 and cpu5 are smaller quotas' worth of regression (calibrate with bench/power.mjs:
+// the effect of a quota depends on what else the machine runs; each run's own estimate is kept).
+//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21,cpu,cpu10,cpu5] [--scenarios pr] [--out bench/results/ttv.json] [--append] [-- extra CLI args]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,11 +29,16 @@ const { values: o, positionals } = parseArgs({
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
     out: { type: 'string' },
     append: { type: 'boolean', default: false },
+    // Quotas for the −10 % and −5 % arms (one_fast's broker uses ~1.3–1.4 cores here).
+    cpus10: { type: 'string', default: '1.24' },
+    cpus5: { type: 'string', default: '1.3' },
   },
 });
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-ttv-'));
 writeFileSync(join(dir, 's21.yml'), `label: +S 2:1\nimage: ${o.image}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
 writeFileSync(join(dir, 'cpu.yml'), `label: cpus 1.16\nimage: ${o.image}\nresources:\n  cpus: 1.16\n`);
+writeFileSync(join(dir, 'cpu10.yml'), `label: cpus ${o['cpus10']}\nimage: ${o.image}\nresources:\n  cpus: ${o['cpus10']}\n`);
+writeFileSync(join(dir, 'cpu5.yml'), `label: cpus ${o['cpus5']}\nimage: ${o.image}\nresources:\n  cpus: ${o['cpus5']}\n`);
 const ARMS = {
   aa: ['--image', o.image, '--broker-label', 'A/A candidate'],
   s21: ['--target', join(dir, 's21.yml')],
@@ -37,6 +46,8 @@ const ARMS = {
   // when bench/power.mjs recorded it, the issue's "injected −15 %"; on 2026-11-26 it gave −20 to
   // −23 % (the effect of a quota depends on what else the machine runs).
   cpu: ['--target', join(dir, 'cpu.yml')],
+  cpu10: ['--target', join(dir, 'cpu10.yml')],
+  cpu5: ['--target', join(dir, 'cpu5.yml')],
 };
 const previous = o.append && o.out && existsSync(o.out) ? JSON.parse(readFileSync(o.out, 'utf8')) : undefined;
 if (previous && (previous.scenarios !== o.scenarios || previous.image !== o.image)) {
@@ -59,10 +70,10 @@ for (let i = 0; i < Number(o.runs); i++) {
     let report;
     try { report = JSON.parse(r.stdout); } catch { console.error(`${arm} #${run}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`); continue; }
     const q = report.sequential;
-    const gating = report.comparisons.filter((c) => c.gating).map((c) => ({ scenario: c.scenario, verdict: c.verdict, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
-    const row = { arm, run, date: new Date().toISOString(), commit, wallSeconds: Math.round(wall), verdict: report.verdict, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
+    const gating = report.comparisons.filter((c) => c.gating).map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
+    const row = { arm, run, date: new Date().toISOString(), commit, wallSeconds: Math.round(wall), verdict: report.verdict, answer: report.answer, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
     results.push(row);
-    console.log(`${arm} #${row.run}: ${row.verdict} in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
+    console.log(`${arm} #${row.run}: ${row.answer} (${row.verdict}) in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
       + gating.map((g) => `${g.scenario} ${g.verdict} ${((g.ratio - 1) * 100).toFixed(1)} % [${((g.ciLow - 1) * 100).toFixed(1)}, ${((g.ciHigh - 1) * 100).toFixed(1)}] n=${g.n}`).join('; '));
     if (o.out) writeFileSync(o.out, JSON.stringify({ scenarios: o.scenarios, image: o.image, results }, null, 1));
   }
@@ -74,7 +85,20 @@ const upper95 = (k, n) => {
   for (let it = 0; it < 60; it++) { const mid = (lo + hi) / 2; if (cdf(mid) > 0.05) lo = mid; else hi = mid; }
   return hi;
 };
-console.log('\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)');
+/** A ledger row's answer: as recorded, or re-decided from its gating CIs (rows from before answers). */
+const EQUIVALENCE = { throughput: 0.1, churn: 0.1, latency: 0.25, duration: 0.15, memory: 0.15 };
+const KIND = { one_fast: 'throughput', one_one_one: 'throughput', fanout10: 'throughput', fivers: 'latency', queue_churn_durable: 'churn' };
+function answerOf(r) {
+  if (r.answer) return { answer: r.answer, bound: Math.max(...r.gating.filter((g) => KIND[g.scenario] !== 'latency').map((g) => g.bound ?? Number.POSITIVE_INFINITY)), redecided: false };
+  const each = r.gating.map((g) => {
+    const kind = KIND[g.scenario] ?? 'throughput';
+    const bound = (kind === 'latency' ? g.ciHigh : 1 / g.ciLow) - 1;
+    return { kind, bound, answer: g.verdict === 'fail' ? 'regression' : bound <= EQUIVALENCE[kind] + 1e-9 ? 'no-regression' : 'undecided' };
+  });
+  const answer = each.some((e) => e.answer === 'regression') ? 'regression' : each.every((e) => e.answer === 'no-regression') ? 'no-regression' : 'undecided';
+  return { answer, bound: Math.max(...each.filter((e) => e.kind !== 'latency').map((e) => e.bound)), redecided: true };
+}
+console.log('\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)\tanswers (re-decided: rows before answers)\tgreen bound X (throughput, churn): median; X ≤ 5 %');
 for (const arm of o.arms.split(',')) {
   const rs = results.filter((r) => r.arm === arm);
   const mins = rs.map((r) => r.wallSeconds / 60);
@@ -83,6 +107,11 @@ for (const arm of o.arms.split(',')) {
   for (const r of rs) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
   const verdicts = [...counts].map(([v, n]) => `${v} ${n}`).join(', ');
   const fails = rs.filter((r) => r.verdict === 'fail').length;
-  console.log(`${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}\t${fails}/${rs.length} (${(100 * upper95(fails, rs.length)).toFixed(1)} %)`);
+  const answers = rs.map(answerOf);
+  const by = (a) => answers.filter((x) => x.answer === a);
+  const answerText = ['regression', 'no-regression', 'undecided'].map((a) => `${a} ${by(a).length} (${by(a).filter((x) => x.redecided).length})`).join(', ');
+  const green = by('no-regression').map((x) => x.bound);
+  const x = green.length ? `${(100 * median(green)).toFixed(1)} %; ${green.filter((b) => b <= 0.05).length}/${green.length}` : '–';
+  console.log(`${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}\t${fails}/${rs.length} (${(100 * upper95(fails, rs.length)).toFixed(1)} %)\t${answerText}\t${x}`);
 }
 

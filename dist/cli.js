@@ -21,6 +21,7 @@ import {
   lineDiff,
   loadPresets,
   loadTarget,
+  machineText,
   metricDef,
   nightlySection,
   nightlySummary,
@@ -36,6 +37,7 @@ import {
   renderSummary,
   resolveBisectImages,
   resolveScenarios,
+  resumedTargets,
   runPipeline,
   terminalTable,
   trialValues,
@@ -44,13 +46,17 @@ import {
   writeBaseline,
   writeBisectFiles,
   writeFileAtomic,
-  writeReportFiles
-} from "./chunks/chunk-K4VHXR6D.js";
+  writeReportFiles,
+  writeReportJson
+} from "./chunks/chunk-AIT5PNC2.js";
 import {
   GateError,
+  describeContainer,
   describeError,
-  imageLabel
-} from "./chunks/chunk-6WY7LTPX.js";
+  imageLabel,
+  interruptible,
+  sweepOrphans
+} from "./chunks/chunk-NB5XTVHK.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
@@ -65,6 +71,8 @@ Usage:
   rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
   rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
   rabbitmq-perf-gate list                   presets and scenarios with expected durations
+  rabbitmq-perf-gate cleanup                remove broker containers left by runs whose process is gone
+                                            (a SIGKILL, an OOM kill); list those of runs still going
   rabbitmq-perf-gate bisect  [options]      find the first image of an ordered list that regresses against its first
   rabbitmq-perf-gate nightly [options]      A/B tonight's image against the stored baseline's broker, append the
                                             result to the history file and report new steps (change points)
@@ -83,7 +91,7 @@ Options for run and refresh:
                          default a docker target is frozen while the other one is measured)
   --looks N,N,\u2026          run only, A/B: group-sequential \u2014 judge each scenario after these many
                          pairs and stop it once decided; the last is the cap (default: the
-                         preset's looks \u2014 pr: 10,12,16,24,32,40 \u2014 unless --repetitions is given)
+                         preset's looks \u2014 pr: 10,12,\u2026,64 \u2014 unless --repetitions is given)
   --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
   --no-fail-fast         run only, sequential A/B: run every scenario until decided, not only until
                          the first look at which one fails
@@ -100,6 +108,10 @@ Options for run and refresh:
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
   --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
+  --resume DIR           go on with an interrupted run from the report in DIR (its --out): the same
+                         seed, plan and settings; its targets (or the ones given) are started again
+                         and must be the same brokers; the trials it kept plus the rest of its plan
+                         are written to DIR (or --out)
 Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetitions, --seed, --out):
   --images A,B,\u2026         the images in order: the first known good, the last known bad
   --good X, --bad Y      in --images: the known-good and known-bad images (names or positions)
@@ -111,7 +123,7 @@ Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetition
   --time-limit MIN       minutes this session may take (default ${DEFAULTS.timeLimitMinutes}; 0 = none); resume to go on
   --attempts N           A/Bs an undecided image gets, each with a wider cap (default 2)
   Each step is a same-run paired A/B of one image against the good end (as run --baseline-image):
-  fail = bad, pass = good, warn/inconclusive = undecided (repeated, never guessed); an image that
+  a regression = bad, no regression = good, not decided = undecided (repeated, never guessed); an image that
   cannot be pulled or started is skipped and named. Exit status: 0 culprit found, 1 only skipped or
   undecided images left between the last good and first bad, 3 time limit reached (run it again).
 Options for nightly (and the run options): --image IMG (tonight's), --history-file F (default
@@ -123,9 +135,12 @@ Output options (run, refresh, compare, report, bisect, nightly; steps takes --js
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
+  --version              print the version (also in every report's fingerprint)
 
 Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
-broken environment; 130 interrupted (partial results are still written).
+broken environment; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the containers are
+removed, the trials that ran are still written (no baseline) and --resume goes on with them; a
+second signal quits at once.
 
 Examples:
   rabbitmq-perf-gate list
@@ -135,6 +150,7 @@ Examples:
   rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --resume rabbitmq-perf-gate-report
   rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
   rabbitmq-perf-gate bisect --template pivotalrabbitmq/rabbitmq:sha-{sha}-otp28 --range v3.13.1..v3.13.2 --repo ../rabbitmq-server --scenarios one_fast
   rabbitmq-perf-gate nightly --image pivotalrabbitmq/rabbitmq:main-otp28 --scenarios pr
@@ -154,6 +170,7 @@ var OPTIONS = {
   warmup: { type: "string" },
   seed: { type: "string" },
   out: { type: "string" },
+  resume: { type: "string" },
   images: { type: "string" },
   template: { type: "string" },
   range: { type: "string" },
@@ -170,6 +187,7 @@ var OPTIONS = {
   json: { type: "boolean" },
   html: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
   "no-freeze": { type: "boolean" },
   "no-anchor": { type: "boolean" },
   looks: { type: "string" },
@@ -177,13 +195,14 @@ var OPTIONS = {
   "no-fail-fast": { type: "boolean" },
   "flame-graph": { type: "boolean" }
 };
-var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "json", "html"];
+var RUN_OPTS = ["scenarios", "broker-url", "management-url", "broker-label", "image", "target", "baseline-file", "repetitions", "duration", "warmup", "seed", "out", "resume", "json", "html"];
 var COMMANDS = {
   run: { options: [...RUN_OPTS, "baseline-image", "baseline-target", "no-freeze", "no-anchor", "looks", "no-sequential", "no-fail-fast", "flame-graph"], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ["json", "html"], args: 2 },
   report: { options: ["json", "html"], args: 1 },
   list: { options: ["json"], args: 0 },
+  cleanup: { options: ["json"], args: 0 },
   bisect: { options: ["images", "good", "bad", "template", "range", "repo", "state", "time-limit", "attempts", "scenarios", "duration", "warmup", "looks", "repetitions", "seed", "out", "json", "html"], args: 0 },
   nightly: { options: [...RUN_OPTS, "baseline-image", "history-file", "revision", "template", "time-limit", "looks", "no-sequential"], args: 0 },
   steps: { options: ["min-magnitude", "p-value", "json"], args: 1 }
@@ -235,7 +254,8 @@ function readResult(file) {
 }
 
 // src/cli/run.ts
-import { resolve as resolve3 } from "node:path";
+import { existsSync as existsSync2, statSync as statSync2 } from "node:fs";
+import { dirname, join, resolve as resolve3 } from "node:path";
 
 // src/config/cli-targets.ts
 import { existsSync, statSync } from "node:fs";
@@ -354,12 +374,34 @@ function terminalUi(labels) {
 }
 
 // src/cli/run.ts
+var PLAN_OPTIONS = ["scenarios", "repetitions", "seed", "duration", "warmup", "looks", "no-sequential", "no-fail-fast", "no-freeze", "flame-graph", "no-anchor"];
+var TARGET_OPTIONS = ["image", "target", "baseline-image", "baseline-target", "broker-url", "management-url", "broker-label"];
+function interruptedRun(given, mode, v) {
+  const path = resolve3(given);
+  const file = existsSync2(path) && statSync2(path).isFile() ? path : join(path, "report.json");
+  const { report } = readResult(file);
+  if (!report) throw new GateError("is a baseline, not the report.json of a run", { file, field: "--resume" }, "give the --out folder of the interrupted run");
+  if (!report.resume) {
+    throw new GateError(
+      report.errors.some((e) => isRunScope(e.scope)) ? "this run stopped early, but its report records nothing to resume from (an older version wrote it)" : "this run finished: there is nothing to resume",
+      { file, field: "--resume" },
+      "start a new run"
+    );
+  }
+  const kind = report.mode === "refresh" ? "refresh" : "check";
+  if (kind !== mode) throw new GateError(`it is a ${kind === "refresh" ? "refresh" : "run"}`, { file, field: "--resume" }, `resume it with "rabbitmq-perf-gate ${kind === "refresh" ? "refresh" : "run"} --resume ${given}"`);
+  const fixed = PLAN_OPTIONS.find((o) => v[o] !== void 0);
+  if (fixed) throw new GateError(`cannot be combined with --resume: the resumed run keeps the interrupted run's seed, plan and settings`, { field: `--${fixed}` }, `drop --${fixed}`);
+  return { report, file, dir: dirname(file), record: report.resume };
+}
 async function runCommand(mode, v) {
-  const baselineFile = resolve3(v["baseline-file"] ?? DEFAULTS.baselineFile);
-  const { candidate, reference, note, diff } = await cliTargets(mode, v);
+  const prior = v.resume !== void 0 ? interruptedRun(v.resume, mode, v) : void 0;
+  const baselineFile = resolve3(v["baseline-file"] ?? prior?.record.baselineFile ?? DEFAULTS.baselineFile);
+  const { candidate, reference, note, diff } = prior && !TARGET_OPTIONS.some((o) => v[o] !== void 0) ? { ...resumedTargets(prior.record, prior.file), note: prior.record.targetNote, diff: prior.record.targetDiff } : await cliTargets(mode, v);
   const runId = runIdFromEnv();
-  resolveScenarios(v.scenarios ?? DEFAULTS.scenarios);
-  const opts = {
+  if (!prior) resolveScenarios(v.scenarios ?? DEFAULTS.scenarios);
+  const r = prior?.record;
+  const opts = r ? { freezeIdle: r.freezeIdle, anchor: r.anchor, failFast: r.failFast, flameGraph: r.flameGraph } : {
     repetitions: numberOpt("repetitions", v.repetitions, 1, true),
     seed: numberOpt("seed", v.seed, 0, true),
     duration: numberOpt("duration", v.duration, 1),
@@ -371,37 +413,70 @@ async function runCommand(mode, v) {
     flameGraph: v["flame-graph"] === true,
     looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks")
   };
+  const outDir = resolve3(v.out ?? prior?.dir ?? DEFAULTS.reportDir);
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
   const read = readBaseline(baselineFile);
   if (read.status === "unusable") ui.warn(`${read.error.describe()} \u2014 continuing without a stored baseline`);
   if (read.status === "missing" && mode === "check" && !reference) ui.info(`no stored baseline at ${baselineFile}: nothing to compare with (create one with "refresh")`);
   const stored = read.status === "ok" ? read.baseline : void 0;
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  process.once("SIGINT", abort);
-  process.once("SIGTERM", abort);
-  let report;
-  try {
-    report = await runPipeline({ scenarios: v.scenarios ?? DEFAULTS.scenarios, candidate, reference, mode, stored, signal: controller.signal, runId, targetNote: note, targetDiff: diff, ...opts }, ui);
-  } finally {
-    ui.stop();
-    process.off("SIGINT", abort);
-    process.off("SIGTERM", abort);
-  }
-  const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
-  const files = writeReportFiles(resolve3(v.out ?? DEFAULTS.reportDir), report, summary);
-  if (mode === "refresh" && !controller.signal.aborted) {
-    if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
-    writeBaseline(baselineFile, baselineFromRun(report, stored));
-    ui.info(`baseline written to ${baselineFile}`);
-  }
-  emit(report, v, () => summary);
-  ui.info(`report: ${files.json}`);
-  if (controller.signal.aborted) {
-    ui.warn("interrupted: the report holds the trials that finished");
-    return 130;
-  }
-  return report.verdict === "fail" ? 1 : 0;
+  let interruptedBy;
+  let unsaved = false;
+  const checkpoint = (r2) => {
+    if (r2.resume) r2.resume.baselineFile = baselineFile;
+    try {
+      writeReportJson(outDir, r2);
+    } catch (e) {
+      if (!unsaved) ui.warn(`could not save the report after a trial (${describeError(e)}); it is written at the end`);
+      unsaved = true;
+    }
+  };
+  return interruptible(async (signal) => {
+    let report;
+    try {
+      report = await runPipeline({
+        scenarios: v.scenarios ?? DEFAULTS.scenarios,
+        candidate,
+        reference,
+        mode,
+        stored,
+        signal,
+        runId,
+        targetNote: note,
+        targetDiff: diff,
+        ...opts,
+        checkpoint,
+        ...prior ? { resume: { report: prior.report, file: prior.file } } : {}
+      }, ui);
+    } finally {
+      ui.stop();
+    }
+    if (report.resume) report.resume.baselineFile = baselineFile;
+    const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
+    const files = writeReportFiles(outDir, report, summary);
+    if (mode === "refresh" && !signal.aborted) {
+      if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
+      writeBaseline(baselineFile, baselineFromRun(report, stored));
+      ui.info(`baseline written to ${baselineFile}`);
+    }
+    emit(report, v, () => summary);
+    const machine = machineText(report);
+    if (machine) (report.machine?.busy ? ui.warn : ui.info)(machine);
+    ui.info(`report: ${files.json}`);
+    if (signal.aborted) {
+      const stop = report.errors.find((e) => isRunScope(e.scope))?.message ?? "Stopped early.";
+      ui.warn(`${stop} The containers were removed; the trials that ran are in ${files.json} (summary.md, report.html)${mode === "refresh" ? `; the stored baseline ${baselineFile} was left untouched` : ""}. Go on with: rabbitmq-perf-gate ${mode === "refresh" ? "refresh" : "run"} --resume ${outDir}`);
+      return interruptedBy === "SIGTERM" ? 143 : 130;
+    }
+    return report.verdict === "fail" ? 1 : 0;
+  }, {
+    reason: () => "the run was interrupted",
+    drainMs: 3e4,
+    onSignal: (sig) => {
+      interruptedBy = sig;
+      ui.warn(`${sig}: removing the containers, then writing the report of the trials that ran (${sig === "SIGINT" ? "Ctrl-C" : "a second signal"} again quits at once)`);
+    },
+    onTimeout: () => process.stderr.write("error: the report of the interrupted run could not be written within 30 s; exiting without it\n")
+  });
 }
 
 // src/cli/list.ts
@@ -445,6 +520,26 @@ function listCommand(v) {
   return 0;
 }
 
+// src/cli/cleanup.ts
+async function cleanupCommand(v) {
+  const s = await sweepOrphans();
+  if (v.json) {
+    process.stdout.write(`${JSON.stringify({ removed: s.removed, live: s.live, unknown: s.unknown }, null, 1)}
+`);
+    return 0;
+  }
+  const section = (title, cs) => cs.length ? `${title} (${cs.length}):
+${cs.map((c) => `  ${describeContainer(c)}
+`).join("")}` : "";
+  const out = [
+    s.removed.length ? section("Removed: containers of runs whose process is gone", s.removed) : "Nothing to remove: no container of an ended run is left.\n",
+    section("Left alone: containers of runs still going (they load this machine)", s.live),
+    section("Left alone: containers without an owner on this host (older versions or another host; docker rm -f them once no run uses them)", s.unknown)
+  ].join("");
+  process.stdout.write(out);
+  return 0;
+}
+
 // src/cli/report.ts
 function reportCommand(file, v) {
   const { report } = readResult(file);
@@ -485,7 +580,7 @@ function compareCommand(files, v) {
 }
 
 // src/cli/bisect.ts
-import { join, resolve as resolve4 } from "node:path";
+import { join as join2, resolve as resolve4 } from "node:path";
 function bisectExit(r, interrupted) {
   if (interrupted) return 130;
   if (r.status.state === "running") return 3;
@@ -496,7 +591,7 @@ async function bisectCommand(v) {
   const { images, range } = await resolveBisectImages({ images: v.images, template: v.template, range: v.range, repo: v.repo === void 0 ? void 0 : resolve4(v.repo), good: v.good, bad: v.bad });
   resolveScenarios(scenarios);
   const out = resolve4(v.out ?? DEFAULTS.reportDir);
-  const stateFile = resolve4(v.state ?? join(out, "bisect-state.json"));
+  const stateFile = resolve4(v.state ?? join2(out, "bisect-state.json"));
   const timeLimitMinutes = numberOpt("time-limit", v["time-limit"], 0) ?? DEFAULTS.timeLimitMinutes;
   const controller = new AbortController();
   const abort = () => controller.abort();
@@ -661,6 +756,11 @@ async function main(argv) {
   }
   const { values, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (values.version && !command) {
+    process.stdout.write(`${TOOL_VERSION}
+`);
+    return 0;
+  }
   if (values.help || command === "help") {
     process.stdout.write(HELP);
     return 0;
@@ -685,6 +785,8 @@ async function main(argv) {
         return await runCommand("refresh", values);
       case "list":
         return listCommand(values);
+      case "cleanup":
+        return await cleanupCommand(values);
       case "report":
         return reportCommand(args[0], values);
       case "bisect":

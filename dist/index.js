@@ -19,6 +19,7 @@ import {
   DEFAULTS,
   SCHEMA_VERSION,
   TOOL,
+  answerCell,
   baselineFromRun,
   bisectHeadline,
   bisectSession,
@@ -27,6 +28,7 @@ import {
   emptyHistory,
   gitCommit,
   hasCommit,
+  headlineText,
   isRunScope,
   judge,
   lineDiff,
@@ -51,6 +53,7 @@ import {
   resolveBisectImages,
   resolveScenarios,
   restContents,
+  runAnswer,
   runPipeline,
   storedMismatch,
   trendChart,
@@ -61,13 +64,13 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-K4VHXR6D.js";
+} from "./chunks/chunk-AIT5PNC2.js";
 import {
   GateError,
   describeError,
-  drainBeforeSignalExit,
-  imageLabel
-} from "./chunks/chunk-6WY7LTPX.js";
+  imageLabel,
+  interruptible
+} from "./chunks/chunk-NB5XTVHK.js";
 import {
   __commonJS,
   __require,
@@ -1013,6 +1016,9 @@ import { isAbsolute as isAbsolute3, relative as relative4, resolve as resolve4, 
 
 // src/github/publish.ts
 import { relative, isAbsolute, resolve } from "node:path";
+
+// src/github/client.ts
+import { setTimeout as sleep } from "node:timers/promises";
 
 // node_modules/@actions/github/lib/context.js
 import { readFileSync as readFileSync2, existsSync } from "fs";
@@ -5193,7 +5199,7 @@ function client(token, baseUrl2) {
         if (!rateLimited(e) || attempt >= MAX_RETRIES) throw e;
         const wait = Number(h["retry-after"]) || Math.max(1, Number(h["x-ratelimit-reset"]) - Date.now() / 1e3) || 1;
         if (wait > MAX_WAIT_S) throw e;
-        await new Promise((r) => setTimeout(r, wait * 1e3));
+        await sleep(wait * 1e3);
       }
     }
   });
@@ -5312,7 +5318,8 @@ function annotateComparisons(report, workspace) {
     const rel = s && isAbsolute(s.file) ? relative(workspace, s.file) : void 0;
     const inRepo = rel && !rel.startsWith("..");
     const msg = `${c.scenario}: ${metricDef(c.metric).label} ${delta(c)} vs ${c.baselineLabel} \u2014 ${c.reason}`;
-    const props = inRepo ? { title: `Performance ${c.verdict}`, file: rel, startLine: s.lines.gate ?? s.lines.id ?? 1 } : { title: `Performance ${c.verdict}` };
+    const title = c.verdict === "fail" ? "Performance regression" : `Performance: ${answerCell(c)}`;
+    const props = inRepo ? { title, file: rel, startLine: s.lines.gate ?? s.lines.id ?? 1 } : { title };
     if (c.verdict === "fail") error(msg, props);
     else warning(msg, props);
   }
@@ -5507,7 +5514,10 @@ var obj = (properties, optional = []) => ({
 var list2 = (items) => ({ type: "array", items });
 var oneOf2 = (...values) => ({ enum: values });
 var verdict = oneOf2("pass", "warn", "fail", "inconclusive");
+var answer = oneOf2("regression", "no-regression", "undecided");
 var id = { type: "string", minLength: 1, maxLength: 200 };
+var SOURCE = oneOf2("image", "target", "gate", "scenario");
+var DECLARED_PART = obj({ value: str, from: SOURCE, where: str }, ["where"]);
 var COMPARISON = obj({
   scenario: id,
   metric: id,
@@ -5531,8 +5541,11 @@ var COMPARISON = obj({
   reason: str,
   gating: { type: "boolean" },
   paired: { type: "boolean" },
-  failsBeyond: numOrNull
-}, ["paired", "failsBeyond"]);
+  failsBeyond: numOrNull,
+  equivalence: num2,
+  bound: numOrNull,
+  answer
+}, ["paired", "failsBeyond", "equivalence", "bound", "answer"]);
 var REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
   tool: obj({ name: { const: TOOL }, version: str }),
@@ -5573,10 +5586,17 @@ var REPORT_SCHEMA = obj({
       plugins: list2(str),
       vhost: list2(str),
       node: { type: "object", additionalProperties: str },
-      digest: str
-    }, ["metadataStore", "featureFlags", "plugins", "node"]),
-    evidence: obj({ sources: list2(str), missing: list2(obj({ source: str, why: str })) })
-  }, ["image", "metadataStore", "effective", "evidence"])),
+      digest: str,
+      vm: obj({ emulatorFlags: list2(str), flags: { type: "object", additionalProperties: str }, initArgs: list2(str), info: { type: "object", additionalProperties: str } }),
+      activePlugins: list2(str)
+    }, ["metadataStore", "featureFlags", "plugins", "node", "vm", "activePlugins"]),
+    evidence: obj({ sources: list2(str), missing: list2(obj({ source: str, why: str })) }),
+    declared: obj({
+      env: list2(obj({ name: str, parts: list2(DECLARED_PART), replaced: list2(DECLARED_PART) }, ["replaced"])),
+      plugins: list2(obj({ name: str, from: SOURCE })),
+      files: list2(obj({ path: str, from: SOURCE, replaces: { type: "boolean" } }, ["replaces"]))
+    })
+  }, ["image", "metadataStore", "effective", "evidence", "declared"])),
   candidate: id,
   trials: list2(obj({
     scenario: id,
@@ -5601,6 +5621,7 @@ var REPORT_SCHEMA = obj({
   evidence: list2(COMPARISON),
   decidedBy: str,
   verdict,
+  answer,
   regressions: int,
   improvements: int,
   errors: list2(obj({ scope: str, message: str })),
@@ -5625,8 +5646,8 @@ var REPORT_SCHEMA = obj({
     fixedPairs: int,
     savedSeconds: num2,
     failedFast: obj({ scenario: id, pairs: int })
-  }, ["failedFast"])
-}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote"]);
+  }, ["failedFast", "futility"])
+}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote", "answer"]);
 var validate;
 function invalid(file, what) {
   return new GateError(
@@ -5833,6 +5854,7 @@ async function chooseTargets(s, ctx, workspace) {
   const t = s.targets;
   if (t.brokerImage) {
     const candidate = imageTarget("candidate", t.brokerImage, t.brokerConfig, t.nodes, workspace);
+    if (s.candidate.label !== DEFAULTS.brokerLabel) candidate.label = s.candidate.label;
     const reference = t.baselineImage ? imageTarget("baseline", t.baselineImage, t.baselineConfig ?? t.brokerConfig, t.nodes, workspace) : void 0;
     return { candidate, reference, note: reference ? `${t.brokerImage} against ${t.baselineImage} on this runner` : void 0 };
   }
@@ -6202,26 +6224,24 @@ async function nightlyMode(s, ctx, signal) {
 
 // src/main.ts
 async function run() {
-  const controller = new AbortController();
-  const cancel = () => controller.abort(new Error("the run was cancelled"));
-  process.once("SIGTERM", cancel);
-  process.once("SIGINT", cancel);
-  const work = (async () => {
+  await interruptible(async (signal) => {
     try {
       const s = readActionInputs();
       const ctx = readRunContext();
       if (s.mode === "bisect") {
-        await bisectMode(s, ctx, controller.signal);
+        await bisectMode(s, ctx, signal);
         return;
       }
-      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : s.mode === "nightly" ? await nightlyMode(s, ctx, controller.signal) : await runMode(s, ctx, controller.signal);
+      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : s.mode === "nightly" ? await nightlyMode(s, ctx, signal) : await runMode(s, ctx, signal);
       const { report } = out;
       setOutput("verdict", report.verdict);
+      setOutput("answer", runAnswer(report));
+      setOutput("headline", headlineText(report));
       setOutput("regressions", String(report.regressions));
       setOutput("report", out.reportFile);
       if (out.commentUrl) setOutput("comment-url", out.commentUrl);
       if (out.refreshUrl) setOutput("refresh-url", out.refreshUrl);
-      if (controller.signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+      if (signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
       else if (out.stoppedEarly) setFailed(out.problem ?? "The run stopped early.");
       else {
         if (out.problem) error(out.problem, { title: "rabbitmq-perf-gate" });
@@ -6233,14 +6253,7 @@ async function run() {
       annotate(err);
       process.exitCode = ExitCode.Failure;
     }
-  })();
-  drainBeforeSignalExit(work);
-  try {
-    await work;
-  } finally {
-    process.off("SIGTERM", cancel);
-    process.off("SIGINT", cancel);
-  }
+  }, { reason: () => "the run was cancelled", drainMs: 7e3 });
 }
 
 // src/index.ts

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates docs/scenarios.md from scenarios/*.yml (src/report/scenario-docs.ts does the
+// Regenerates docs/scenarios.md from scenarios/*.yml (scripts/scenario-docs.ts does the
 // rendering; esbuild compiles it on the fly). `--check` exits 1 when the file is out of date.
 // Usage: node scripts/gen-scenario-docs.mjs [--check]
 import { build } from 'esbuild';
@@ -13,7 +13,7 @@ const cache = `${root}node_modules/.cache/gen-scenario-docs`;
 mkdirSync(cache, { recursive: true });
 const out = `${cache}/render-${process.pid}.mjs`;
 await build({
-  entryPoints: [`${root}src/report/scenario-docs.ts`], outfile: out, bundle: true, format: 'esm', platform: 'node',
+  entryPoints: [`${root}scripts/scenario-docs.ts`], outfile: out, bundle: true, format: 'esm', platform: 'node',
   target: 'node24', packages: 'external', logLevel: 'warning',
 });
 try {

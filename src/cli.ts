@@ -1,18 +1,20 @@
 #!/usr/bin/env node
 // The terminal front end: run and refresh (the same pipeline as the action), compare (two finished
 // reports, or a report against a baseline.json), report (Markdown or a self-contained HTML file),
-// list, bisect (the first regressing image of a list or git range), nightly (append a night to the
+// list, cleanup (containers left by killed runs), bisect (the first regressing image of a list or git range), nightly (append a night to the
 // history and report new steps) and steps (a history's change points). Progress goes to stderr (a
 // bar with ETA on a terminal, plain lines in logs); results go to stdout: a coloured table on a
 // terminal (no colour with NO_COLOR), Markdown when piped, JSON with --json. Exit status: 0
 // pass/warn/inconclusive, 1 on a regression, 2 on bad input or a broken environment, 130 when
 // interrupted (bisect and nightly: see their modules). This file only dispatches: each command is
-// a module in src/cli/ (run.ts, list.ts, report.ts: report and compare, bisect.ts, nightly.ts:
+// a module in src/cli/ (run.ts, list.ts, cleanup.ts, report.ts: report and compare, bisect.ts, nightly.ts:
 // nightly and steps), their shared options in shared.ts.
 import { describeError } from './schema/errors';
+import { TOOL_VERSION } from './metrics/fingerprint';
 import { COMMANDS, HELP, parse } from './cli/shared';
 import { runCommand } from './cli/run';
 import { listCommand } from './cli/list';
+import { cleanupCommand } from './cli/cleanup';
 import { compareCommand, reportCommand } from './cli/report';
 import { bisectCommand } from './cli/bisect';
 import { nightlyCommand, stepsCommand } from './cli/nightly';
@@ -32,6 +34,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (values.version && !command) {
+    process.stdout.write(`${TOOL_VERSION}\n`);
+    return 0;
+  }
   if (values.help || command === 'help') {
     process.stdout.write(HELP);
     return 0;
@@ -54,6 +60,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'run': return await runCommand('check', values);
       case 'refresh': return await runCommand('refresh', values);
       case 'list': return listCommand(values);
+      case 'cleanup': return await cleanupCommand(values);
       case 'report': return reportCommand(args[0], values);
       case 'bisect': return await bisectCommand(values);
       case 'nightly': return await nightlyCommand(values);

@@ -10,33 +10,33 @@ import { commentMode } from './github/comment-mode';
 import { bisectMode } from './github/bisect';
 import { nightlyMode } from './github/nightly';
 import { annotate } from './github/publish';
-import { drainBeforeSignalExit } from './broker/cleanup';
-
+import { interruptible } from './broker/cleanup';
+import { headlineText, runAnswer } from './report/format';
 
 export async function run(): Promise<void> {
-  const controller = new AbortController();
-  const cancel = () => controller.abort(new Error('the run was cancelled'));
-  process.once('SIGTERM', cancel);
-  process.once('SIGINT', cancel);
-  const work = (async () => {
+  // On a cancel (SIGINT, then SIGTERM 7.5 s later), the containers go first and the partial
+  // report is written within 7 s (src/broker/cleanup.ts: interruptible).
+  await interruptible(async (signal) => {
     try {
       const s = readActionInputs();
       const ctx = readRunContext();
       if (s.mode === 'bisect') {
-        await bisectMode(s, ctx, controller.signal); // sets its own outputs and status
+        await bisectMode(s, ctx, signal); // sets its own outputs and status
         return;
       }
       const out: Outcome = s.mode === 'comment' ? await commentMode(s, ctx)
         : s.mode === 'merge' ? await mergeMode(s, ctx)
-        : s.mode === 'nightly' ? await nightlyMode(s, ctx, controller.signal)
-        : await runMode(s, ctx, controller.signal);
+        : s.mode === 'nightly' ? await nightlyMode(s, ctx, signal)
+        : await runMode(s, ctx, signal);
       const { report } = out;
       core.setOutput('verdict', report.verdict);
+      core.setOutput('answer', runAnswer(report));
+      core.setOutput('headline', headlineText(report));
       core.setOutput('regressions', String(report.regressions));
       core.setOutput('report', out.reportFile);
       if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);
       if (out.refreshUrl) core.setOutput('refresh-url', out.refreshUrl);
-      if (controller.signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+      if (signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
       else if (out.stoppedEarly) core.setFailed(out.problem ?? 'The run stopped early.');
       else {
         if (out.problem) core.error(out.problem, { title: 'rabbitmq-perf-gate' });
@@ -48,13 +48,5 @@ export async function run(): Promise<void> {
       annotate(err);
       process.exitCode = core.ExitCode.Failure;
     }
-  })();
-  // On a signal, the container clean-up waits (bounded) for the partial report to be written.
-  drainBeforeSignalExit(work);
-  try {
-    await work;
-  } finally {
-    process.off('SIGTERM', cancel);
-    process.off('SIGINT', cancel);
-  }
+  }, { reason: () => 'the run was cancelled', drainMs: 7_000 });
 }

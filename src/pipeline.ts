@@ -8,9 +8,13 @@
 // with looks stops each scenario once decided (src/compare/sequential.ts), and all of them at the
 // look where one fails (fail-fast, unless turned off); asked for, a failing
 // scenario of an A/B of containers gets a differential flame graph before the brokers stop
-// (src/workload/profile-window.ts).
+// (src/workload/profile-window.ts). Every run first sweeps up the containers of runs whose
+// process is gone and watches the machine's other load at its start and across each trial
+// (src/broker/machine-watch.ts). A run that stops early (interrupted, time limit) says so and
+// records what a resume needs; given such a report, a run goes on with its plan, its trials kept,
+// once its restarted brokers proved the same (src/broker/resume.ts).
 import { randomBytes } from 'node:crypto';
-import type { Baseline, Comparison, RunError, RunReport, ScenarioSpec, TargetInfo, TargetSpec, TrialResult } from './schema/types';
+import type { Baseline, Comparison, MachineLoad, RunError, RunReport, ScenarioSpec, SequentialSummary, TargetInfo, TargetSpec, TrialResult } from './schema/types';
 import { SCHEMA_VERSION } from './schema/types';
 import type { Ui } from './schema/ui';
 import { resolveScenarios } from './config/catalogue';
@@ -26,16 +30,18 @@ import type { VhostConfig } from './broker/vhost-config';
 import { effectDiff, unmatchedPolicies } from './broker/effective';
 import { buildPlan, estimateSeconds } from './plan/plan';
 import { shardScenarios, type Shard } from './plan/shard';
-import { runTrial } from './workload/trial';
+import { abortReason, runTrial } from './workload/trial';
+import { MachineWatch } from './broker/machine-watch';
+import { checkSameBrokers, keptTrials, resumeRecord } from './broker/resume';
 import { flameGraphs } from './workload/profile-window';
 import { perfUnavailable } from './broker/profile';
 import type { FlameGraph } from './metrics/flame';
 import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
-import { defaultRepetitions, trialsNeeded } from './compare/compare';
 import { isRunScope, judge, type Judgement } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
-import { failedAtLook, lookAt, type SequentialDesign, sequentialDesign, sequentialSummary } from './compare/sequential';
+import { decidedAtLook, lookAt, type SequentialDesign, sequentialDesign, SequentialRun } from './compare/sequential';
+import { answerFor, defaultRepetitions, trialsNeeded } from './compare/compare';
 
 export interface RunOptions {
   /** Preset name, scenario file or folder, or comma-separated scenario ids. */
@@ -79,10 +85,19 @@ export interface RunOptions {
   /** A same-run A/B on containers: start them profilable (`+JPperf true`) and, for each failing
    *  scenario (at most two), record a differential flame graph with perf (src/broker/profile.ts). */
   flameGraph?: boolean;
+  /** Go on with a run that stopped early: its report (scenarios, seed, repetitions, sequential
+   *  design, trials, resume record) and file. Its targets are started again and must prove the
+   *  same brokers (src/broker/resume.ts); its trials are kept, the one cut short runs again. */
+  resume?: { report: RunReport; file: string };
+  /** Called after each trial with the report so far (a stop "the run's process ended", and what a
+   *  resume needs), for the caller to save: a killed run can then be resumed too. */
+  checkpoint?: (report: RunReport) => void;
 }
 
 export type { Ui };
 
+/** Thrown inside the run when a signal came before any trial could start: straight to the report. */
+class StoppedBeforeTrials extends Error {}
 /** Errors thrown because a target could not be started, by the target's id (see startFailedTarget). */
 const failedStarts = new WeakMap<object, string>();
 
@@ -111,18 +126,20 @@ export function newRunId(): string {
 export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport> {
   const started = Date.now();
   const runId = given.runId ?? newRunId();
-  const seed = given.seed ?? randomBytes(4).readUInt32BE(0);
-  const selection = resolveScenarios(given.scenarios, given.cwd);
+  const prior = given.resume?.report;
+  const seed = prior ? prior.seed : given.seed ?? randomBytes(4).readUInt32BE(0);
+  const selection = prior ? { name: prior.preset, scenarios: prior.scenarios } : resolveScenarios(given.scenarios, given.cwd);
   const anchoring = given.mode === 'check' && !given.reference && given.stored && given.anchor !== false;
   const anchor = anchoring ? await anchoredReference(given.stored!) : undefined;
   if (anchor) (anchor.degraded ? ui.warn : ui.info)(`Stored baseline: ${anchor.note}.`);
   const opts: RunOptions = { ...given, reference: given.reference ?? anchor?.reference };
   // From the whole selection (not this shard's part), so every shard runs the same n.
   const looks = opts.reference && opts.sequential !== false ? opts.looks ?? (opts.repetitions === undefined ? selection.looks : undefined) : undefined;
-  let design = looks?.length ? sequentialDesign(looks, selection.scenarios.reduce((m, s) => m + s.gate.length, 0),
+  // A resumed run takes its design, repetitions and (sharded, skipped) scenarios as recorded.
+  let design: SequentialDesign | undefined = prior ? (prior.sequential && designOf(prior.sequential)) : looks?.length ? sequentialDesign(looks, selection.scenarios.reduce((m, s) => m + s.gate.length, 0),
     opts.repetitions ?? defaultRepetitions(selection.scenarios, true, selection.pairs)) : undefined;
-  let repetitions = design ? design.looks.at(-1)! : opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
-  let scenarios = shardScenarios(selection.scenarios.map((s) => ({
+  let repetitions = prior ? prior.repetitions : design ? design.looks.at(-1)! : opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
+  let scenarios = prior ? prior.scenarios : shardScenarios(selection.scenarios.map((s) => ({
     ...s,
     durationSeconds: opts.duration ?? s.durationSeconds,
     warmupSeconds: opts.warmup ?? s.warmupSeconds,
@@ -136,12 +153,13 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   const inheritedBy = new Map<string, VhostConfig | undefined>();
   const limit = runTimeLimit(opts.timeLimitSeconds);
   const trialSignal = AbortSignal.any([limit.signal, ...(opts.signal ? [opts.signal] : [])]);
-  let planned = 0;
+  let planned = scenarios.length * specs.length * repetitions;
   let focus: Focus | undefined;
-  /** Sequential A/B: scenario id → the pairs it ran when it stopped. */
-  const stopped = new Map<string, number>();
-  /** Sequential A/B, fail-fast: the scenario whose fail ended the run, and the look it failed at. */
-  let failedFast: { scenario: string; pairs: number } | undefined;
+  /** The trials kept from the interrupted run (resume), by plan order; and the last trial this run started. */
+  let kept = new Map<number, TrialResult>();
+  let lastRun: TrialResult | undefined;
+  /** Sequential A/B: the stopping policy (who stopped where, fail-fast), set once the targets are up. */
+  let seq: SequentialRun | undefined;
   // Flame graphs need perf on this runner and profilable containers on both sides.
   const noProfile = !opts.flameGraph ? undefined : !opts.reference ? 'no flame graph: it compares the two targets of a same-run A/B, and this run has one'
     : specs.some((x) => x.kind !== 'docker') ? 'no flame graph: only brokers this tool starts as containers can be profiled'
@@ -150,15 +168,43 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   let flames: FlameGraph[] = [];
   let flameNote = noProfile;
   if (noProfile) ui.warn(noProfile);
+  const watch = await MachineWatch.begin(ui, trialSignal);
+  /** The report of what has run so far; `stop`: why the run ended early, and the trial it cut short. */
+  const packaged = (stop?: { why: string; cut?: TrialResult }, moved?: string): RunReport => {
+    const message = stop && `Stopped early: ${stop.why} after ${trials.length} of ${planned} planned trials${stop.cut ? ' (the last one cut short)' : ''}; ${planned - trials.length} did not start.`;
+    const targetNote = [opts.targetNote, anchor?.note, moved].filter(Boolean).join('; ') || undefined;
+    const report = assembleReport({
+      opts: { ...opts, targetNote }, scenarios, handles, trials, errors: message ? [...errors, { scope: 'run', message }] : [...errors],
+      seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design,
+    });
+    if (seq) report.sequential = seq.summary((id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)));
+    report.machine = watch.summary([...kept.values()].map((t) => t.machine).filter((m): m is MachineLoad => m !== undefined));
+    if (prior) {
+      report.createdAt = prior.createdAt;
+      report.durationSeconds += prior.durationSeconds;
+      report.resumed = [...(prior.resumed ?? []), { at: new Date(started).toISOString(), kept: kept.size }];
+    }
+    if (stop) {
+      report.resume = resumeRecord({
+        candidate: given.candidate, reference: given.reference, freezeIdle: opts.freezeIdle !== false, anchor: opts.anchor !== false,
+        failFast: opts.failFast !== false, flameGraph: opts.flameGraph === true, targetNote: given.targetNote, targetDiff: given.targetDiff,
+        planned, ...(stop.cut ? { cut: stop.cut.order } : {}),
+      });
+    }
+    return report;
+  };
   try {
+    if (trialSignal.aborted) throw new StoppedBeforeTrials();
     if (specs.length > 1) ui.info(`Starting brokers ${specs.map((s) => s.label).join(' and ')} side by side`);
     const booted = await bootTargets(specs, { runId, profile: profiling, plugins: pluginsFor(scenarios) });
     // Every broker that came up is stopped in `finally`, whichever of them failed.
     for (const b of booted) if (b.handle) handles.push(b.handle);
     for (const b of booted) {
       const { spec } = b;
-      await ui.group(`Starting broker ${spec.label}`, async () => { for (const l of b.startLines) ui.info(l.text); });
+      await ui.group(`Starting broker ${spec.label}`, async () => { for (const l of b.startLines) if (l.warn) ui.warn(l.text); else ui.info(l.text); });
       for (const l of b.readLines) if (l.warn) ui.warn(l.text); else ui.info(l.text);
+      if (b.error && trialSignal.aborted) continue; // its containers were removed by the signal: no boot error to tell
+      for (const message of b.configWarnings) errors.push({ scope: `${spec.label}: configuration`, message });
       if (b.error) {
         const logs = containerLogsOf(b.error);
         if (logs?.length) await ui.group(`Last log lines of ${spec.label}`, async () => ui.info(logs.join('\n')));
@@ -174,47 +220,57 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
       }
       inheritedBy.set(spec.id, b.inherited);
     }
+    if (trialSignal.aborted) throw new StoppedBeforeTrials();
+    if (prior?.trials.length) checkSameBrokers(prior, handles.map((h) => h.info), given.resume!.file);
+    await watch.adopt(runId);
     scenarios = skipUnrunnable(scenarios, handles, errors, ui);
     if (opts.reference || (opts.stored && opts.mode === 'check')) warnIfUnderpowered(scenarios, repetitions, ui, opts.reference !== undefined);
     const plan = buildPlan(scenarios, specs.map((s) => s.id), repetitions, seed);
     planned = plan.length;
     focus = focusOn(handles, ui.warn, opts.freezeIdle !== false);
     let remaining = estimateSeconds(plan);
+    if (prior) {
+      kept = keptTrials(prior, plan, given.resume!.file);
+      ui.info(`Resuming ${given.resume!.file}: ${kept.size} trial(s) of the interrupted run are kept, the rest of its plan runs now`);
+    }
     ui.info(`Running ${plan.length} trials (${scenarios.length} scenarios × ${specs.length} targets × ${repetitions}), about ${Math.round(remaining)} s, seed ${seed}`
       + (design ? `; group-sequential: each scenario judged after ${design.looks.join(', ')} pairs and stopped once decided` : ''));
-    for (const p of plan) {
+    seq = design && opts.reference ? new SequentialRun(design, opts.failFast !== false) : undefined;
+    for (const [i, p] of plan.entries()) {
       if (trialSignal.aborted) break;
-      if (stopped.has(p.scenario.id)) continue;
-      if (failedFast && p.trial >= failedFast.pairs) continue; // no round past the look that failed
-      const handle = handles[specs.findIndex((s) => s.id === p.target)];
-      await focus.on(handle);
-      const result = await runTrial(p, handle, runId, trialSignal);
+      if (seq && !seq.runs(p.scenario.id, p.trial)) continue;
+      let result = kept.get(p.order);
+      if (!result) {
+        const handle = handles[specs.findIndex((s) => s.id === p.target)];
+        await focus.on(handle);
+        watch.trialStarts();
+        result = await runTrial(p, handle, runId, trialSignal);
+        const machine = await watch.trialEnds();
+        if (machine) result.machine = machine;
+        lastRun = result;
+      }
       trials.push(result);
       remaining -= estimateSeconds([p]);
-      ui.trialDone(trials.length, planned, result, Math.max(0, remaining));
+      if (result === lastRun) {
+        ui.trialDone(trials.length, planned, result, Math.max(0, remaining));
+        // Should the process be killed, what ran so far is written and can be resumed.
+        given.checkpoint?.(packaged({ why: "the run's process ended" }));
+      }
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
-      const look = design && opts.reference && roundDone(trials, p, specs.length)
-        ? lookAt(design, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference) : undefined;
-      if (look?.stop) {
-        stopped.set(p.scenario.id, p.trial + 1);
-        const rest = failedFast ? [] : plan.filter((q) => q.scenario.id === p.scenario.id && q.trial > p.trial);
-        planned -= rest.length;
-        remaining -= estimateSeconds(rest);
-        ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
-      }
-      if (look && opts.failFast !== false && !failedFast && failedAtLook(look.comparisons)) {
-        failedFast = { scenario: p.scenario.id, pairs: p.trial + 1 };
-        const rest = plan.filter((q) => q.trial >= p.trial + 1 && !stopped.has(q.scenario.id));
-        planned -= rest.length;
-        remaining -= estimateSeconds(rest);
+      if (!seq || !opts.reference || !seq.isLook(p.trial + 1) || !roundDone(trials, p, specs.length)) continue;
+      const look = lookAt(design!, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference)!;
+      const event = seq.look(p.scenario.id, p.trial + 1, look.comparisons);
+      if (event.stop) ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
+      if (event.stop || event.failFast) {
+        // What is left of the plan: the rounds the policy still runs.
+        const rest = plan.slice(i + 1).filter((q) => seq!.runs(q.scenario.id, q.trial));
+        planned = trials.length + rest.length;
+        remaining = estimateSeconds(rest);
       }
     }
-    if (failedFast) {
-      // The scenarios not yet stopped finished this round (its look) and stop with it.
-      const cut = scenarios.filter((s) => !stopped.has(s.id) && trials.some((t) => t.scenario === s.id));
-      for (const s of cut) stopped.set(s.id, Math.min(failedFast.pairs, trials.filter((t) => t.scenario === s.id && t.target === opts.candidate.id).length));
-      if (cut.length) ui.info(`fail-fast: ${failedFast.scenario} failed after ${failedFast.pairs} pairs, so ${cut.map((s) => s.id).join(', ')} stopped there too (fail-fast: false runs each until decided)`);
-    }
+    const ran = new Map(scenarios.map((s) => [s.id, trials.filter((t) => t.scenario === s.id && t.target === opts.candidate.id).length]));
+    const cut = seq?.finish(ran) ?? [];
+    if (cut.length) ui.info(`fail-fast: ${seq!.failedFast!.scenario} failed after ${seq!.failedFast!.pairs} pairs, so ${cut.join(', ')} stopped there too (fail-fast: false runs each until decided)`);
     // Before the brokers stop: a differential flame graph of each scenario the A/B fails.
     if (profiling && opts.reference && handles.length === 2 && !trialSignal.aborted) {
       const provisional = judgementOf({ opts, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus.freezing, design });
@@ -233,23 +289,20 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
         errors.push({ scope: `${spec.label}: configuration`, message });
       }
     }
+  } catch (e) {
+    if (!(e instanceof StoppedBeforeTrials)) throw e;
   } finally {
     limit.clear();
     for (const h of handles) await h.stop().catch((e) => ui.warn(`could not stop ${h.info.label}: ${describeError(e)}`));
   }
   // A run that stopped early says so once, as a run-level error: the verdict cannot be a pass.
-  const why = opts.signal?.aborted ? 'the run was cancelled' : limit.signal.aborted ? `the run's time limit of ${limit.text} was reached` : undefined;
-  if (why) {
-    const cut = trials.at(-1) && !trials.at(-1)!.valid ? ' (the last one cut short)' : '';
-    errors.push({ scope: 'run', message: `Stopped early: ${why} after ${trials.length} of ${planned} planned trials${cut}; ${planned - trials.length} did not start.` });
-  }
+  const why = opts.signal?.aborted ? abortReason(opts.signal) : limit.signal.aborted ? `the run's time limit of ${limit.text} was reached` : undefined;
+  const cut = why && lastRun && trials.at(-1) === lastRun && !lastRun.valid ? lastRun : undefined;
   const moved = movedTagNote(opts.stored?.anchor, handles.find((h) => h.info.id === opts.candidate.id)?.info);
   if (moved) ui.info(moved);
-  const targetNote = [opts.targetNote, anchor?.note, moved].filter(Boolean).join('; ') || undefined;
-  const report = assembleReport({ opts: { ...opts, targetNote }, scenarios, handles, trials, errors, seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design });
+  const report = packaged(why ? { why, cut } : undefined, moved);
   if (flames.length) report.flames = flames;
   if (flameNote) report.flameNote = flameNote;
-  if (design && opts.reference) report.sequential = sequentialSummary(design, stopped, (id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)), failedFast);
   const candInfo = report.targets.find((t) => t.id === report.candidate);
   if (opts.mode === 'refresh' && candInfo) report.anchor = await anchorOf(opts.candidate, candInfo).catch(() => undefined);
   return report;
@@ -315,20 +368,23 @@ interface Assembly {
   design?: SequentialDesign;
 }
 
+/** The design a sequential A/B ran with, from its report. */
+function designOf(q: SequentialSummary): SequentialDesign {
+  return { looks: q.looks, level: q.level, family: q.family, fixedPairs: q.fixedPairs };
+}
+
 /** Both targets have run this trial's round of its scenario. */
 function roundDone(trials: TrialResult[], p: { scenario: ScenarioSpec; trial: number }, targets: number): boolean {
   return trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial).length === targets;
 }
 
-/** One log line for a scenario that stopped at a look: its verdicts, why, and the pairs it took. */
+/** One log line for a scenario that stopped at a look: its answers, why, and the pairs it took. */
 function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign): string {
   const k = d.looks.indexOf(pairs) + 1;
   const gating = cs.filter((c) => c.gating);
-  const verdicts = gating.map((c) => `${c.metric} ${c.verdict}`).join(', ');
-  if (k === d.looks.length) return `ran to the cap, ${pairs} pairs: ${verdicts}`;
-  const why = gating.every((c) => c.verdict === 'fail' || c.verdict === 'pass') ? 'decided'
-    : `stopped for futility (every CI rules out a regression of ${Math.round(d.futility * 100)} % or more)`;
-  return `${why} at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${verdicts}; its remaining rounds are skipped`;
+  const answers = gating.map((c) => `${c.metric} ${answerFor(c)}${c.bound !== null && c.bound !== undefined && answerFor(c) !== 'regression' ? ` (bound ${(100 * Math.max(0, c.bound)).toFixed(1)} %)` : ''}`).join(', ');
+  if (!decidedAtLook(cs)) return `ran to the cap, ${pairs} pairs, not decided: ${answers}`;
+  return `decided at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${answers}${k < d.looks.length ? '; its remaining rounds are skipped' : ''}`;
 }
 
 /** Two targets read back from their brokers: identical in effect, or where they differ. */

@@ -142,7 +142,7 @@ export function table(headers, rows) {
 }
 
 export const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export { setTimeout as sleep } from 'node:timers/promises';
 
 /** Spawns a process and calls onLine for each stdout line; resolves with the exit code. */
 export function run(cmd, args, { onLine, onErrLine, env, timeoutMs } = {}) {

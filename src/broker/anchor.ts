@@ -11,15 +11,24 @@ import { basename } from 'node:path';
 import type { Baseline, BrokerAnchor, DockerTargetSpec, TargetInfo, TargetSpec } from '../schema/types';
 import * as cli from './docker-cli';
 import { readConfigFiles } from './docker';
+import { MASK, SECRET_NAME } from './container-env';
 import { materialise } from '../config/target-file';
 
 /** The anchored reference's target id in reports. */
 export const ANCHOR_ID = 'baseline-broker';
-/** Env names whose values are not written into the baseline file. */
-const SECRET_NAME = /PASS|SECRET|TOKEN|COOKIE|KEY|CREDENTIAL/i;
-const MASK = '***';
 
-const short = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
+/** An image ID as docker shows it: 12 hex digits. */
+export const short = (id: string) => id.replace(/^sha256:/, '').slice(0, 12);
+
+/** Env as it may be written down: values of secret-looking names as "***". */
+export function maskEnv(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, SECRET_NAME.test(k) ? MASK : v]));
+}
+
+/** Env to start a recorded broker with: each masked value replaced by a fresh random one. */
+export function unmaskEnv(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === MASK ? randomBytes(12).toString('hex') : v]));
+}
 
 /** What to record for a refreshed docker target; undefined for a broker attached by URL. */
 export async function anchorOf(spec: TargetSpec, info: TargetInfo): Promise<BrokerAnchor | undefined> {
@@ -30,8 +39,9 @@ export async function anchorOf(spec: TargetSpec, info: TargetInfo): Promise<Brok
     imageId: info.imageId,
     repoDigests: info.repoDigests ?? [],
     nodes: spec.nodes ?? 1,
-    env: Object.fromEntries(Object.entries(spec.env ?? {}).map(([k, v]) => [k, SECRET_NAME.test(k) ? MASK : v])),
+    env: maskEnv(spec.env ?? {}),
     ...(spec.cpus ? { cpus: spec.cpus } : {}),
+    ...(spec.cpuset ? { cpuset: spec.cpuset } : {}),
     ...(spec.memory ? { memory: spec.memory } : {}),
     setup: spec.setup ?? [],
     network: spec.network ?? 'host',
@@ -101,8 +111,9 @@ function anchorSpec(a: BrokerAnchor, image: string): DockerTargetSpec {
     image,
     configFiles,
     nodes: a.nodes,
-    env: Object.fromEntries(Object.entries(a.env).map(([k, v]) => [k, v === MASK ? randomBytes(12).toString('hex') : v])),
+    env: unmaskEnv(a.env),
     cpus: a.cpus,
+    ...(a.cpuset ? { cpuset: a.cpuset } : {}),
     memory: a.memory,
     setup: a.setup,
     network: a.network,

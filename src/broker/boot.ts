@@ -5,7 +5,7 @@
 // handed back in order, so that the run log shows one group per target, never interleaved.
 import { describeError } from '../schema/errors';
 import type { TargetSpec } from '../schema/types';
-import { readEffective } from './effective';
+import { readEffective, undelivered, vmSummary } from './effective';
 import { ManagementClient } from './management';
 import type { BrokerHandle } from './provider';
 import type { DockerProviderOptions } from './docker';
@@ -27,6 +27,9 @@ export interface Booted {
   readLines: LogLine[];
   /** The vhost-scoped configuration its trial vhosts inherit; undefined when unreadable. */
   inherited?: VhostConfig;
+  /** What the target declared that the gate could not honour or the broker does not have in
+   *  effect: a warning each, for the log and the report. */
+  configWarnings: string[];
 }
 
 /** Starts every target at once and reads each one back; never rejects: a failure is `error` (with
@@ -36,9 +39,13 @@ export function bootTargets(specs: TargetSpec[], opts: Omit<DockerProviderOption
 }
 
 async function bootOne(spec: TargetSpec, opts: Omit<DockerProviderOptions, 'log'>): Promise<Booted> {
-  const b: Booted = { spec, startLines: [], readLines: [] };
+  const b: Booted = { spec, startLines: [], readLines: [], configWarnings: [] };
   try {
-    b.handle = await startTarget(spec, { ...opts, log: (text) => b.startLines.push({ warn: false, text }) });
+    b.handle = await startTarget(spec, {
+      ...opts,
+      log: (text) => b.startLines.push({ warn: false, text }),
+      warn: (text) => { b.startLines.push({ warn: true, text }); b.configWarnings.push(text.replace(`${spec.label}: `, '')); },
+    });
   } catch (error) {
     b.error = error;
     return b;
@@ -63,9 +70,16 @@ async function readBack(b: Booted, h: BrokerHandle): Promise<void> {
   });
   if (inherited && !isEmptyVhostConfig(inherited)) info(`${spec.label}: ${describeVhostConfig(inherited)}`);
   b.inherited = inherited ?? undefined;
-  const nodeEnv = h.nodeEnvironment ? await h.nodeEnvironment().catch((e: unknown) => {
+  const runtime = h.nodeRuntime ? await h.nodeRuntime().catch((e: unknown) => {
     warn(`${spec.label}: could not read the node's runtime settings (${describeError(e)}); the report shows what the management API says`);
     return undefined;
   }) : undefined;
-  h.info.effective = await readEffective(mgmt, h.info, b.inherited, nodeEnv);
+  h.info.effective = await readEffective(mgmt, h.info, b.inherited, runtime);
+  const vm = h.info.effective.vm;
+  if (vm) info(`${spec.label}: Erlang VM read back: ${vmSummary(vm)}`);
+  // What the target (or the image, or a scenario) declared but the broker does not have in effect.
+  for (const w of undelivered(h.info.declared, h.info.effective)) {
+    warn(`${spec.label}: declared but not in effect: ${w}`);
+    b.configWarnings.push(`declared but not in effect: ${w}`);
+  }
 }

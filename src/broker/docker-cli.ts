@@ -98,6 +98,12 @@ export async function listContainers(labels: string[]): Promise<string[]> {
   return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
 }
 
+/** Full ID → name of every running container (any owner), for naming the machine's other load. */
+export async function runningContainerNames(): Promise<Map<string, string>> {
+  const r = await docker(['ps', '--no-trunc', '--format', '{{.ID}}\t{{.Names}}'], { timeoutMs: 30_000 });
+  return new Map(r.stdout.split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t') as [string, string]));
+}
+
 export async function containerState(ref: string): Promise<{ running: boolean; exitCode: number } | undefined> {
   const r = await docker(['inspect', '--format', '{{.State.Running}} {{.State.ExitCode}}', ref], { allowFail: true });
   if (r.code !== 0) return undefined;
@@ -117,6 +123,67 @@ export async function containerLogs(ref: string, tail = 40): Promise<string[]> {
 export async function exec(ref: string, cmd: string[], timeoutMs = 120_000): Promise<{ code: number; output: string }> {
   const r = await docker(['exec', ref, ...cmd], { allowFail: true, timeoutMs });
   return { code: r.code, output: (r.stdout + r.stderr).trim() };
+}
+
+/** The image's own environment (its ENV lines: `Config.Env`), or {} when it declares none. */
+export async function imageEnv(ref: string): Promise<Record<string, string>> {
+  const r = await docker(['image', 'inspect', '--format', '{{json .Config.Env}}', ref]);
+  const list: unknown = JSON.parse(r.stdout.trim() || 'null');
+  const out: Record<string, string> = {};
+  if (Array.isArray(list)) {
+    for (const e of list) {
+      if (typeof e !== 'string') continue;
+      const i = e.indexOf('=');
+      if (i > 0) out[e.slice(0, i)] = e.slice(i + 1);
+    }
+  }
+  return out;
+}
+
+/** The regular files of a tar archive (paths as stored, e.g. "rabbitmq/conf.d/10-defaults.conf"). */
+export function untar(tar: Buffer): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const text = (b: Buffer) => b.toString('utf8').replace(/\0.*$/s, '');
+  let longName: string | undefined;
+  for (let at = 0; at + 512 <= tar.length;) {
+    const h = tar.subarray(at, at + 512);
+    if (h.every((b) => b === 0)) break;
+    const size = Number.parseInt(text(h.subarray(124, 136)).trim() || '0', 8);
+    const type = String.fromCharCode(h[156] || 48);
+    const body = tar.subarray(at + 512, at + 512 + size);
+    const prefix = text(h.subarray(345, 500));
+    let name = longName ?? (prefix ? `${prefix}/${text(h.subarray(0, 100))}` : text(h.subarray(0, 100)));
+    longName = undefined;
+    if (type === 'L') longName = text(body);
+    else if (type === 'x') {
+      // A PAX header: "<len> path=<name>\n" names the next entry.
+      const m = /\d+ path=([^\n]*)\n/.exec(body.toString('utf8'));
+      if (m) longName = m[1];
+    } else if (type === '0' || type === '7') {
+      name = name.replace(/^\.\//, '');
+      out.set(name, Buffer.from(body));
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}
+
+/** The files under `paths` in the image, copied out of a container `name` created from it (never
+ *  started; the caller registers and removes it), keyed by their absolute path; a path the image
+ *  does not have is left out. */
+export async function imageFiles(image: string, name: string, paths: string[], labels: string[]): Promise<Map<string, Buffer>> {
+  await docker(['create', '--name', name, ...labels, image]);
+  const out = new Map<string, Buffer>();
+  for (const path of paths) {
+    const tar = await new Promise<Buffer | undefined>((resolve) => {
+      execFile('docker', ['cp', '-L', `${name}:${path}`, '-'], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000, encoding: 'buffer' },
+        (err, stdout) => resolve(err ? undefined : stdout));
+    });
+    if (!tar) continue;
+    const parent = path.replace(/\/+$/, '').replace(/\/[^/]*$/, '');
+    for (const [file, content] of untar(tar)) out.set(`${parent}/${file}`, content);
+  }
+  return out;
 }
 
 /** A label of a local image (e.g. org.opencontainers.image.revision), or undefined when it has none. */

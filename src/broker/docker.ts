@@ -2,7 +2,10 @@
 // official rabbitmq image's interface, each with its own node name and AMQP, management,
 // Prometheus, distribution and epmd ports (host networking shares the host's ports), copies the
 // user's config files to /etc/rabbitmq, waits for AMQP + management, joins clusters, runs setup
-// commands and records what the broker is. Whatever fails, the containers it started are removed.
+// commands and records what the broker is. What the image declares stays in effect: its ENV and
+// the files it ships in /etc/rabbitmq are read first, its enabled_plugins merged into the gate's,
+// and the environment composed by src/broker/container-env.ts, with where each value came from
+// (TargetInfo.declared). Whatever fails, the containers it started are removed.
 // Node 1 restarts in place (src/broker/restart.ts) for `restart` scenarios: its RabbitMQ application
 // on any target, its container on a single-node one.
 import { createHash, randomBytes } from 'node:crypto';
@@ -10,10 +13,11 @@ import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { GateError } from '../schema/errors';
-import type { DockerTargetSpec } from '../schema/types';
+import type { Declared, DockerTargetSpec, ValueSource } from '../schema/types';
 import { defaultRunId, labelArgs, registerContainer, removeRegistered } from './cleanup';
 import * as cli from './docker-cli';
-import { NODE_ENV_EXPR, parseNodeEnv } from './effective';
+import { composeEnv, DEFAULT_CONF_ENV_FILE, DEFAULT_PLUGINS_FILE, describeDeclared, type ImageDeclarations, inEffect, parseEnvConf } from './container-env';
+import { NODE_RUNTIME_EXPR, parseNodeRuntime } from './effective';
 import { cgroupFiles, type CgroupFiles, type EvidenceCapture, evidenceCapture, MSACC_ON_EXPR } from './evidence';
 import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
@@ -58,6 +62,8 @@ export interface DockerProviderOptions {
   /** How long each node may take to accept AMQP and answer the management API; default 120 s. */
   readyTimeoutMs?: number;
   log?: (line: string) => void;
+  /** A declaration the gate could not honour as written (default: `log`). */
+  warn?: (line: string) => void;
   /** Start the nodes with `+JPperf true` and offer `profile()` (src/broker/profile.ts). */
   profile?: boolean;
   /** Plugins the run's scenarios need besides the target's own (rabbitmq_stream, rabbitmq_mqtt:
@@ -102,17 +108,38 @@ function parsePlugins(file: ConfigFile): string[] {
   return names;
 }
 
-/** Maps the user's config files to their place under /etc/rabbitmq (relative paths); the enabled
- *  plugins are the user's, this tool's own and those the run's scenarios need. */
-export function layoutConfig(files: ConfigFile[], needed: string[] = []): { files: Map<string, Buffer>; confLines: string[]; plugins: string[] } {
+/** What an image ships for its broker's configuration (read from it before the nodes start). */
+export interface ImageConfig {
+  /** The plugins of its enabled_plugins file; undefined when it ships none. */
+  plugins?: string[];
+  /** The files it ships in /etc/rabbitmq, relative paths ("conf.d/10-defaults.conf"). */
+  files?: string[];
+}
+
+export interface ConfigLayout {
+  /** What the gate copies into /etc/rabbitmq (relative paths). */
+  files: Map<string, Buffer>;
+  confLines: string[];
+  plugins: string[];
+  /** Each enabled plugin with where it came from. */
+  pluginSources: Array<{ name: string; from: ValueSource }>;
+  /** Every file in /etc/rabbitmq once the gate's are copied: the image's kept, the target's, the gate's. */
+  fileSources: Array<{ path: string; from: ValueSource; replaces?: boolean }>;
+}
+
+/** Maps the user's config files to their place under /etc/rabbitmq (relative paths). The enabled
+ *  plugins are the target file's enabled_plugins (which replaces the image's, on purpose) or else
+ *  the image's, then this tool's own and those the run's scenarios need. */
+export function layoutConfig(files: ConfigFile[], needed: string[] = [], image: ImageConfig = {}): ConfigLayout {
   const out = new Map<string, Buffer>();
   const confLines: string[] = [];
-  let plugins = [...REQUIRED_PLUGINS];
+  let base: Array<{ name: string; from: ValueSource }> = (image.plugins ?? []).map((name) => ({ name, from: 'image' }));
+  const targetFiles: string[] = [];
   files.forEach((f, i) => {
     const name = basename(f.path);
     let dest: string;
     if (name === 'enabled_plugins') {
-      plugins = [...new Set([...parsePlugins(f), ...REQUIRED_PLUGINS])];
+      base = parsePlugins(f).map((p) => ({ name: p, from: 'target' }));
       dest = 'enabled_plugins';
     } else if (name === 'rabbitmq.conf') dest = 'rabbitmq.conf';
     else if (name.endsWith('.conf')) dest = `conf.d/50-${String(i).padStart(2, '0')}-${name}`;
@@ -129,11 +156,27 @@ export function layoutConfig(files: ConfigFile[], needed: string[] = []): { file
         'merge them into one file');
     }
     out.set(dest, f.content);
+    targetFiles.push(dest);
   });
-  plugins = [...new Set([...plugins, ...needed])];
+  const pluginSources = [...base];
+  const add = (name: string, from: ValueSource) => { if (!pluginSources.some((p) => p.name === name)) pluginSources.push({ name, from }); };
+  for (const p of REQUIRED_PLUGINS) add(p, 'gate');
+  for (const p of needed) add(p, 'scenario');
+  const plugins = pluginSources.map((p) => p.name);
   out.set('enabled_plugins', Buffer.from(`[${plugins.join(',')}].\n`));
-  return { files: out, confLines, plugins };
+  // The gate always writes its conf.d file and enabled_plugins (the merged list above).
+  const shipped = new Set(image.files ?? []);
+  const gateFiles = [GATE_CONF, 'enabled_plugins'];
+  const fileSources: ConfigLayout['fileSources'] = [
+    ...[...shipped].filter((f) => !targetFiles.includes(f) && !gateFiles.includes(f)).map((path) => ({ path, from: 'image' as const })),
+    ...targetFiles.filter((f) => !gateFiles.includes(f)).map((path) => ({ path, from: 'target' as const, ...(shipped.has(path) ? { replaces: true } : {}) })),
+    ...gateFiles.map((path) => ({ path, from: 'gate' as const, ...(shipped.has(path) ? { replaces: true } : {}) })),
+  ].sort((a, b) => a.path.localeCompare(b.path));
+  return { files: out, confLines, plugins, pluginSources, fileSources };
 }
+
+/** The gate's own conf.d file: this node's listeners and ports. */
+const GATE_CONF = 'conf.d/90-rabbitmq-perf-gate.conf';
 
 export async function readConfigFiles(paths: string[]): Promise<ConfigFile[]> {
   return Promise.all(paths.map(async (path) => {
@@ -293,6 +336,33 @@ async function dockerEvidence(names: string[], promUrls: string[]): Promise<Evid
   return evidenceCapture({ prometheusUrls: promUrls, cgroups, msacc, missing });
 }
 
+/** What the image declares for its broker: its ENV, the plugins of its enabled_plugins and the
+ *  Erlang flags of its rabbitmq-env.conf (both where the image's or target's env says they are),
+ *  and the files it ships in /etc/rabbitmq; copied out of a container created from it (never
+ *  started, removed at once). */
+async function readImageConfig(ref: string, probe: string, runId: string, imageEnv: Record<string, string>, targetEnv: Record<string, string>): Promise<{ decl: ImageDeclarations; config: ImageConfig }> {
+  const pluginsFile = inEffect('RABBITMQ_ENABLED_PLUGINS_FILE', imageEnv, targetEnv) ?? DEFAULT_PLUGINS_FILE;
+  const confEnvFile = inEffect('RABBITMQ_CONF_ENV_FILE', imageEnv, targetEnv) ?? DEFAULT_CONF_ENV_FILE;
+  const etc = '/etc/rabbitmq/';
+  registerContainer(probe, runId);
+  let shipped: Map<string, Buffer>;
+  try {
+    shipped = await cli.imageFiles(ref, probe, ['/etc/rabbitmq', ...[pluginsFile, confEnvFile].filter((f) => !f.startsWith(etc))], labelArgs(runId));
+  } finally {
+    await removeRegistered([probe]);
+  }
+  const plugins = shipped.get(pluginsFile);
+  const conf = shipped.get(confEnvFile);
+  const parsed = conf ? parseEnvConf(conf.toString('utf8')) : undefined;
+  return {
+    decl: { env: imageEnv, ...(parsed ? { envConf: parsed.values, envConfUnevaluated: parsed.unevaluated } : {}) },
+    config: {
+      ...(plugins ? { plugins: parsePlugins({ path: `${pluginsFile} in image ${ref}`, content: plugins }) } : {}),
+      files: [...shipped.keys()].filter((k) => k.startsWith(etc)).map((k) => k.slice(etc.length)).sort(),
+    },
+  };
+}
+
 /** A started docker target; `containers` and `prometheusUrls` are per node, node 1 first. */
 export interface DockerBrokerHandle extends BrokerHandle {
   containers: string[];
@@ -302,6 +372,7 @@ export interface DockerBrokerHandle extends BrokerHandle {
 export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOptions = {}): Promise<DockerBrokerHandle> {
   const runId = opts.runId ?? defaultRunId();
   const log = opts.log ?? (() => undefined);
+  const warn = opts.warn ?? log;
   const bridge = spec.network === 'bridge';
   const count = spec.nodes ?? 1;
   if (!Number.isInteger(count) || count < 1) throw new GateError(`nodes must be a positive integer, got ${count}`, { field: 'nodes' });
@@ -309,16 +380,19 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     throw new GateError('a cluster needs host networking', { field: 'network' }, "use network: host with nodes > 1");
   }
   const files = await readConfigFiles(spec.configFiles ?? []);
-  const layout = layoutConfig(files, opts.plugins);
+  layoutConfig(files, opts.plugins); // the target's own files are checked before Docker is asked anything
   await cli.assertDockerAvailable();
   await cli.ensureImage(spec.image);
-  const imageIdentity = await cli.imageIdentity(spec.image);
-
-  const env = { ...(spec.env ?? {}) };
-  const user = env.RABBITMQ_DEFAULT_USER ?? 'guest';
-  const pass = env.RABBITMQ_DEFAULT_PASS ?? 'guest';
-  const cookie = randomBytes(20).toString('hex');
+  const [imageIdentity, imageEnv] = await Promise.all([cli.imageIdentity(spec.image), cli.imageEnv(spec.image)]);
   const tag = `${slug(spec.id)}-${randomBytes(3).toString('hex')}`;
+  const targetEnv = spec.env ?? {};
+  const image = await readImageConfig(spec.image, `rabbitmq-perf-gate-${tag}-image`, runId, imageEnv, targetEnv);
+  const layout = layoutConfig(files, opts.plugins, image.config);
+  const cookie = randomBytes(20).toString('hex');
+  const envOf = (n?: { nodeName?: string; distPort: number }) => composeEnv(image.decl, targetEnv, {
+    cookie, profile: opts.profile, ...(n?.nodeName ? { node: { name: n.nodeName, epmdPort, distPort: n.distPort } } : {}),
+  });
+  envOf(); // an image whose rabbitmq-env.conf would override the cookie is refused before any port is taken
   const ports = await allocatePorts(count * PORTS_PER_NODE + 1);
   const epmdPort = ports[count * PORTS_PER_NODE];
   const nodes: Node[] = Array.from({ length: count }, (_, i) => {
@@ -326,6 +400,10 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     return { name: `rabbitmq-perf-gate-${tag}-${i + 1}`, nodeName: bridge ? undefined : `${tag}-${i + 1}@localhost`, amqpPort, mgmtPort, promPort, distPort, streamPort, mqttPort };
   });
   const names = nodes.map((n) => n.name);
+  const first = envOf(nodes[0]);
+  const user = first.effective.RABBITMQ_DEFAULT_USER ?? 'guest';
+  const pass = first.effective.RABBITMQ_DEFAULT_PASS ?? 'guest';
+  const declared: Declared = { env: first.declared, plugins: layout.pluginSources, files: layout.fileSources };
   const stage = await mkdtemp(join(tmpdir(), 'rabbitmq-perf-gate-'));
   const urls = (n: Node) => ({
     amqp: `amqp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${n.amqpPort}`,
@@ -333,6 +411,8 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
   });
   try {
     log(`starting ${count} container(s) from ${spec.image} for ${spec.label}`);
+    for (const line of describeDeclared(declared)) log(`${spec.label}: ${line}`);
+    for (const w of first.warnings) warn(`${spec.label}: ${w}`);
     const created = await Promise.allSettled(nodes.map(async (n) => {
       const dir = join(stage, n.name);
       await mkdir(join(dir, 'conf.d'), { recursive: true, mode: 0o755 });
@@ -343,16 +423,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         '## Written by rabbitmq-perf-gate: this node\'s ports.',
         ...listenerLines(layout.plugins, inner, n.streamPort),
         ...layout.confLines, ''].join('\n'), { mode: 0o644 });
-      const erlArgs = `-setcookie ${cookie}`;
-      const nodeEnv: Record<string, string> = bridge ? { ...env } : {
-        ...env,
-        RABBITMQ_NODENAME: n.nodeName!,
-        ERL_EPMD_PORT: String(epmdPort),
-        RABBITMQ_DIST_PORT: String(n.distPort),
-      };
-      // +JPperf true (the server only): the JIT writes a perf map and keeps frame pointers, for flame graphs.
-      nodeEnv.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = `${erlArgs}${opts.profile ? ' +JPperf true' : ''} ${env.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS ?? ''}`.trim();
-      nodeEnv.RABBITMQ_CTL_ERL_ARGS = `${erlArgs} ${env.RABBITMQ_CTL_ERL_ARGS ?? ''}`.trim();
+      const nodeEnv = envOf(n).pass;
       registerContainer(n.name, runId);
       await cli.docker(['create', '--name', n.name, ...labelArgs(runId), '--label', `rabbitmq-perf-gate.target=${spec.id}`,
         ...(bridge
@@ -360,6 +431,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
             '-p', `127.0.0.1:${n.streamPort}:5552`, '-p', `127.0.0.1:${n.mqttPort}:1883`]
           : ['--network', 'host']),
         ...(spec.cpus ? ['--cpus', String(spec.cpus)] : []),
+        ...(spec.cpuset ? ['--cpuset-cpus', spec.cpuset] : []),
         ...(spec.memory ? ['--memory', spec.memory] : []),
         ...Object.entries(nodeEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
         spec.image]);
@@ -418,13 +490,14 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
         nodes: id.nodes,
         endpoints: bridgedEndpoints(endpoints, bridge, nodes[0]),
         evidence: { sources: evidence.sources, missing: evidence.missing },
+        declared,
       },
       restartNode,
       ...(opts.profile ? { profile: () => profileContainer(names[0]) } : {}),
-      nodeEnvironment: async () => {
-        const r = await cli.exec(names[0], ['rabbitmqctl', 'eval', NODE_ENV_EXPR], 30_000);
+      nodeRuntime: async () => {
+        const r = await cli.exec(names[0], ['rabbitmqctl', 'eval', NODE_RUNTIME_EXPR], 30_000);
         if (r.code !== 0) throw new Error(`rabbitmqctl eval exited with code ${r.code}`);
-        return parseNodeEnv(r.output, nodes[0].nodeName ?? names[0]);
+        return parseNodeRuntime(r.output, nodes[0].nodeName ?? names[0]);
       },
       setFrozen: async (on: boolean) => {
         if (stopped || on === frozen) return;

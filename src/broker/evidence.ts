@@ -7,6 +7,7 @@
 // trial (src/workload/trial.ts) reads it as the window opens and closes, and
 // src/metrics/evidence.ts turns the two readings into metrics.
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EvidenceCounter, EvidenceReading, EvidenceSource } from '../metrics/evidence';
 import { MSACC_STATES } from '../metrics/evidence';
 import type { TopQueue } from '../schema/types';
@@ -78,7 +79,7 @@ export async function probePrometheus(url: string): Promise<{ vm: boolean; msacc
   const total = (r?: { counters: Counters }) => MSACC_STATES.reduce((sum, s) => sum + (r?.counters[`msacc_${s}`] ?? 0), 0);
   const a = await scrape(url).catch(() => undefined);
   if (a?.counters.reductions === undefined) return { vm: false, msacc: false };
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   const b = await scrape(url).catch(() => undefined);
   return { vm: true, msacc: total(b) > total(a) };
 }

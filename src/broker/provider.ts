@@ -3,6 +3,7 @@
 // Later stages only see BrokerHandle: URLs to talk to, the TargetInfo to record, and optional
 // capabilities such as restarting a node (only where this tool started the broker itself).
 import type { RestartMethod, TargetInfo } from '../schema/types';
+import type { NodeRuntime } from './effective';
 import type { EvidenceCapture } from './evidence';
 import type { ProfileSession } from './profile';
 
@@ -22,9 +23,10 @@ export interface BrokerHandle {
    *  a frozen broker uses no CPU, so an idle target cannot disturb the other target's trial.
    *  Idempotent. Only providers that started the broker offer it. */
   setFrozen?(frozen: boolean): Promise<void>;
-  /** Node 1's runtime settings (`rabbit` application env, schedulers), parsed and secrets masked
+  /** Node 1's runtime settings — its `rabbit` application env, the Erlang VM (emulator flags,
+   *  schedulers, limits, allocators) and the plugins running — parsed, secrets masked
    *  (src/broker/effective.ts). Only where this tool can run rabbitmqctl on the node. */
-  nodeEnvironment?(): Promise<Record<string, string>>;
+  nodeRuntime?(): Promise<NodeRuntime>;
   /** Reads the broker's evidence (Prometheus, cgroup accounting) at a window's edges
    *  (src/broker/evidence.ts); absent when nothing can be read. */
   evidence?: EvidenceCapture;

@@ -21,6 +21,8 @@ Usage:
   rabbitmq-perf-gate compare NEW.json OLD.json  judge a report against an older report or a baseline.json
   rabbitmq-perf-gate report  REPORT.json    print a finished run's report (Markdown), or write it as HTML
   rabbitmq-perf-gate list                   presets and scenarios with expected durations
+  rabbitmq-perf-gate cleanup                remove broker containers left by runs whose process is gone
+                                            (a SIGKILL, an OOM kill); list those of runs still going
   rabbitmq-perf-gate bisect  [options]      find the first image of an ordered list that regresses against its first
   rabbitmq-perf-gate nightly [options]      A/B tonight's image against the stored baseline's broker, append the
                                             result to the history file and report new steps (change points)
@@ -39,7 +41,7 @@ Options for run and refresh:
                          default a docker target is frozen while the other one is measured)
   --looks N,N,…          run only, A/B: group-sequential — judge each scenario after these many
                          pairs and stop it once decided; the last is the cap (default: the
-                         preset's looks — pr: 10,12,16,24,32,40 — unless --repetitions is given)
+                         preset's looks — pr: 10,12,…,64 — unless --repetitions is given)
   --no-sequential        run only, A/B: the fixed design (the preset's pairs) even where it has looks
   --no-fail-fast         run only, sequential A/B: run every scenario until decided, not only until
                          the first look at which one fails
@@ -56,6 +58,10 @@ Options for run and refresh:
   --duration S, --warmup S  override every scenario's measured window / warm-up (seconds)
   --seed N               reproduce a trial order
   --out DIR              where report.json and summary.md go (default: ${DEFAULTS.reportDir})
+  --resume DIR           go on with an interrupted run from the report in DIR (its --out): the same
+                         seed, plan and settings; its targets (or the ones given) are started again
+                         and must be the same brokers; the trials it kept plus the rest of its plan
+                         are written to DIR (or --out)
 Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetitions, --seed, --out):
   --images A,B,…         the images in order: the first known good, the last known bad
   --good X, --bad Y      in --images: the known-good and known-bad images (names or positions)
@@ -67,7 +73,7 @@ Options for bisect (and --scenarios, --duration, --warmup, --looks, --repetition
   --time-limit MIN       minutes this session may take (default ${DEFAULTS.timeLimitMinutes}; 0 = none); resume to go on
   --attempts N           A/Bs an undecided image gets, each with a wider cap (default 2)
   Each step is a same-run paired A/B of one image against the good end (as run --baseline-image):
-  fail = bad, pass = good, warn/inconclusive = undecided (repeated, never guessed); an image that
+  a regression = bad, no regression = good, not decided = undecided (repeated, never guessed); an image that
   cannot be pulled or started is skipped and named. Exit status: 0 culprit found, 1 only skipped or
   undecided images left between the last good and first bad, 3 time limit reached (run it again).
 Options for nightly (and the run options): --image IMG (tonight's), --history-file F (default
@@ -79,9 +85,12 @@ Output options (run, refresh, compare, report, bisect, nightly; steps takes --js
   --json                 print the JSON report instead of a table / Markdown
   --html FILE            also write the self-contained HTML report (charts, no network needed)
   -h, --help             this help
+  --version              print the version (also in every report's fingerprint)
 
 Exit status: 0 pass, warn or inconclusive; 1 a regression beyond tolerance; 2 bad input or a
-broken environment; 130 interrupted (partial results are still written).
+broken environment; 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the containers are
+removed, the trials that ran are still written (no baseline) and --resume goes on with them; a
+second signal quits at once.
 
 Examples:
   rabbitmq-perf-gate list
@@ -91,6 +100,7 @@ Examples:
   rabbitmq-perf-gate refresh --scenarios pr --baseline-file .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate compare new/report.json .github/rabbitmq-perf/baseline.json
   rabbitmq-perf-gate report rabbitmq-perf-gate-report/report.json --html report.html
+  rabbitmq-perf-gate run --resume rabbitmq-perf-gate-report
   rabbitmq-perf-gate run --broker-url amqp://user:pass@10.0.0.5:5672 --management-url http://10.0.0.5:15672 --json > result.json
   rabbitmq-perf-gate bisect --template pivotalrabbitmq/rabbitmq:sha-{sha}-otp28 --range v3.13.1..v3.13.2 --repo ../rabbitmq-server --scenarios one_fast
   rabbitmq-perf-gate nightly --image pivotalrabbitmq/rabbitmq:main-otp28 --scenarios pr
@@ -101,20 +111,21 @@ const OPTIONS = {
   'broker-label': { type: 'string' }, image: { type: 'string' }, 'baseline-image': { type: 'string' },
   target: { type: 'string' }, 'baseline-target': { type: 'string' },
   'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
-  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' },
+  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, resume: { type: 'string' },
   images: { type: 'string' }, template: { type: 'string' }, range: { type: 'string' }, repo: { type: 'string' }, good: { type: 'string' }, bad: { type: 'string' },
   state: { type: 'string' }, 'time-limit': { type: 'string' }, attempts: { type: 'string' }, 'history-file': { type: 'string' }, revision: { type: 'string' },
   'min-magnitude': { type: 'string' }, 'p-value': { type: 'string' },
-  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
+  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
 } as const;
 
-const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'json', 'html'];
+const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'resume', 'json', 'html'];
 export const COMMANDS: Record<string, { options: string[]; args: number }> = {
   run: { options: [...RUN_OPTS, 'baseline-image', 'baseline-target', 'no-freeze', 'no-anchor', 'looks', 'no-sequential', 'no-fail-fast', 'flame-graph'], args: 0 },
   refresh: { options: RUN_OPTS, args: 0 },
   compare: { options: ['json', 'html'], args: 2 },
   report: { options: ['json', 'html'], args: 1 },
   list: { options: ['json'], args: 0 },
+  cleanup: { options: ['json'], args: 0 },
   bisect: { options: ['images', 'good', 'bad', 'template', 'range', 'repo', 'state', 'time-limit', 'attempts', 'scenarios', 'duration', 'warmup', 'looks', 'repetitions', 'seed', 'out', 'json', 'html'], args: 0 },
   nightly: { options: [...RUN_OPTS, 'baseline-image', 'history-file', 'revision', 'template', 'time-limit', 'looks', 'no-sequential'], args: 0 },
   steps: { options: ['min-magnitude', 'p-value', 'json'], args: 1 },

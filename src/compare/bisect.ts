@@ -5,7 +5,7 @@
 // (the CLI and the action pass the pipeline).
 //
 // The rules. Each step is a same-run paired A/B of one image against the good end (the run's
-// judge() verdict): fail → bad, pass → good, warn or inconclusive → undecided, never guessed: the
+// judge() answer): regression → bad, no regression → good, not decided → undecided, never guessed: the
 // same image is A/B'd again with its cap widened by one more cap of pairs (fresh brokers, a fresh
 // order), up to `attempts` times, and then left out like a skipped image. An image that cannot be
 // pulled or booted is skipped and said, like `git bisect skip`: the next image tried is the
@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { BisectImage, BisectOutcome, BisectReport, BisectState, BisectStatus, BisectStep, Comparison, DockerTargetSpec, RunReport, Verdict } from '../schema/types';
+import type { Answer, BisectImage, BisectOutcome, BisectReport, BisectState, BisectStatus, BisectStep, Comparison, DockerTargetSpec, RunReport, Verdict } from '../schema/types';
 import { SCHEMA_VERSION } from '../schema/types';
 import { GateError } from '../schema/errors';
 import { fingerprint, TOOL, TOOL_VERSION } from '../metrics/fingerprint';
@@ -41,9 +41,12 @@ export interface BisectDefinition {
   range?: BisectState['range'];
 }
 
-/** What the verdict of a step's A/B makes of its image. */
-export function outcomeOf(verdict: Verdict): BisectOutcome {
-  return verdict === 'fail' ? 'bad' : verdict === 'pass' ? 'good' : 'undecided';
+/** What a step's A/B makes of its image: its answer (src/compare/compare.ts) — a regression is
+ *  bad, "no regression of X % or more" good (a significant slowdown inside the margin too), not
+ *  decided undecided; reports without an answer go by their verdict. */
+export function outcomeOf(verdict: Verdict, answer?: Answer): BisectOutcome {
+  const a = answer ?? (verdict === 'fail' ? 'regression' : verdict === 'pass' ? 'no-regression' : 'undecided');
+  return a === 'regression' ? 'bad' : a === 'no-regression' ? 'good' : 'undecided';
 }
 
 function keyOf(d: BisectDefinition): string {
@@ -151,7 +154,7 @@ export function stepFromReport(r: RunReport, index: number, image: string, attem
   const fails = gating.filter((c) => c.verdict === 'fail');
   const badEnd = (c: Comparison) => worse(c, c.direction === 'higher' ? c.ciLow : c.ciHigh) || worse(c, c.ratio);
   const head = (fails.length ? fails : gating).reduce<Comparison | undefined>((a, c) => (!a || badEnd(c) > badEnd(a) ? c : a), undefined);
-  const outcome = outcomeOf(r.verdict);
+  const outcome = outcomeOf(r.verdict, r.answer);
   const pairs = (c: Comparison) => Math.min(c.nBaseline, c.nCandidate);
   const undecided = gating.filter((c) => c.verdict === 'warn' || c.verdict === 'inconclusive');
   return {

@@ -4,10 +4,14 @@
 // back), tested with the exact Wilcoxon signed-rank test on the log ratios and sized by their
 // Hodges-Lehmann ratio (src/compare/paired.ts); against a stored baseline, from another run, the
 // samples are independent: exact Mann-Whitney U and the two-sample Hodges-Lehmann ratio. Either
-// way significance is Holm-corrected across the gating metrics of the run, and a verdict fails only
-// when the whole CI lies beyond the metric's tolerance in the bad direction.
-import type { Change, Comparison, RunReport, ScenarioSpec, Verdict } from '../schema/types';
-import { metricDef, toleranceFor } from '../metrics/definitions';
+// way significance is Holm-corrected across the gating metrics of the run. Each comparison gives
+// one of three answers against its margins (src/compare/margins.ts): a regression only when the
+// whole CI lies beyond the metric's tolerance in the bad direction; "no regression of X % or
+// more" once the CI's bad end (X, a one-sided 95 % bound) lies inside the equivalence margin;
+// otherwise not decided, with what was ruled out so far and what more would decide it.
+import type { Answer, Change, Comparison, RunReport, ScenarioSpec, Verdict } from '../schema/types';
+import { metricDef } from '../metrics/definitions';
+import { marginsFor } from './margins';
 import { hodgesLehmannRatio, mannWhitneyExact, median, minAttainableP } from './stats';
 import { hodgesLehmannPairedRatio, minAttainablePairedP, signedRankExact } from './paired';
 import { holm } from './holm';
@@ -161,7 +165,7 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
     nBaseline: x.length, nCandidate: y.length,
     baselineMedian: x.length ? median(x) : null, candidateMedian: y.length ? median(y) : null,
     ratio: null, ciLow: null, ciHigh: null, pValue: null, pAdjusted: null,
-    tolerance: toleranceFor(metric, s.tolerances, input.against === 'stored'), change: 'unknown', verdict: 'inconclusive', reason: '',
+    ...marginsFor(metric, s.tolerances, input.against === 'stored', s.margins), bound: null, answer: 'undecided', change: 'unknown', verdict: 'inconclusive', reason: '',
     gating: s.gate.includes(metric), paired,
   };
   if (x.length < MIN_TRIALS || y.length < MIN_TRIALS) {
@@ -182,7 +186,14 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
   } else if (base.baselineMedian && base.candidateMedian) {
     base.ratio = base.candidateMedian / base.baselineMedian;
   }
+  base.bound = boundOf(base);
   return base;
+}
+
+/** The CI's bad end as a fraction in the bad direction (0.062 = 6.2 % worse), or null. */
+function boundOf(c: Comparison): number | null {
+  if (c.ciLow === null || c.ciHigh === null) return null;
+  return Math.max(worseness(c, c.ciLow), worseness(c, c.ciHigh)) - 1;
 }
 
 /** Holm across the gating comparisons, then the verdict of each comparison. */
@@ -206,13 +217,18 @@ function adjustAndDecide(cs: Comparison[], mayNotFail?: string, alpha = ALPHA, b
 }
 
 /** Ratios where "worse" means down (throughput) are flipped so that > 1 is always worse. */
-function worseness(c: Comparison, r: number): number {
+function worseness(c: Pick<Comparison, 'direction'>, r: number): number {
   return c.direction === 'higher' ? 1 / r : r;
 }
 
-function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonferroni?: number): void {
+/**
+ * The rule of one comparison whose p (adjusted) and CI are set: its verdict, answer and reason.
+ * A CI end that just touches a margin counts as inside it (EDGE absorbs the rounding of 1/r).
+ */
+export function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonferroni?: number): void {
   const significant = c.pAdjusted! < alpha;
-  const limit = 1 + c.tolerance;
+  const limit = 1 + c.tolerance + EDGE;
+  const margin = 1 + (c.equivalence ?? c.tolerance) + EDGE;
   const lo = c.ciLow ?? c.ratio!;
   const hi = c.ciHigh ?? c.ratio!;
   // CI bounds mapped to "worseness" (> 1 = worse); the mapping may swap them.
@@ -220,47 +236,84 @@ function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonferroni?: 
   const w = worseness(c, c.ratio!);
   c.change = !significant ? 'same' : w > 1 ? 'worse' : 'better';
   const test = c.paired ? `paired by round, signed-rank, n = ${c.nCandidate} pairs` : `Mann-Whitney U, n = ${c.nBaseline} + ${c.nCandidate}`;
-  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (${bonferroni ? `Bonferroni over ${bonferroni}` : 'Holm'}, α = ${alpha === ALPHA ? ALPHA : `${fmtP(alpha)} at each look`}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${ciText(alpha)}), tolerance ${Math.round(c.tolerance * 100)} %${c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : ''}`;
+  const stored = c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : '';
+  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (${bonferroni ? `Bonferroni over ${bonferroni}` : 'Holm'}, α = ${alpha === ALPHA ? ALPHA : `${fmtP(alpha)} at each look`}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${ciText(alpha)}), tolerance ${pctText(c.tolerance)}, equivalence margin ${pctText(margin - 1 - EDGE)}${stored}`;
+  const ruledOut = wHi <= 1 ? `no regression at all (better by at least ${pctText(1 - wHi)})` : `no regression of ${pctText(wHi - 1)} or more`;
   let verdict: Verdict;
   let why: string;
   if (significant && wLo > limit) {
     verdict = 'fail';
-    why = 'the whole CI lies beyond the tolerance in the bad direction';
+    why = `a regression: the whole CI lies beyond the ${pctText(c.tolerance)} tolerance in the bad direction`;
   } else if (significant && w > 1) {
     verdict = 'warn';
-    why = 'significantly worse, but the CI straddles the tolerance';
-  } else if (!significant && wHi > limit) {
+    why = wHi <= margin ? `${ruledOut}, but significantly worse by ${pctText(wLo - 1)} to ${pctText(wHi - 1)}, not beyond the tolerance for certain`
+      : 'significantly worse, but the CI straddles the tolerance and reaches past the equivalence margin';
+  } else if (c.ciLow === null || c.ciHigh === null) {
     verdict = 'inconclusive';
-    why = `too noisy: no significant change, but the CI reaches beyond the tolerance${moreTrialsHint(c, w, wLo, wHi, limit)}`;
+    why = 'not decided: no confidence interval could be formed (a value was zero or missing), so no regression is ruled out';
+  } else if (wHi > margin) {
+    verdict = 'inconclusive';
+    why = `not decided: no significant change, and the CI still reaches a regression of ${pctText(wHi - 1)}, past the ${pctText(margin - 1 - EDGE)} equivalence margin${moreTrialsHint(c, margin)}`;
   } else {
     verdict = 'pass';
-    why = significant ? 'significantly better' : 'no significant change and the CI stays within the tolerance';
+    why = `${ruledOut} (the CI's bad end, a one-sided 95 % bound${alpha === ALPHA ? '' : ` (${ciText(alpha, true)} at each look, α spent across the looks)`}, is inside the ${pctText(margin - 1 - EDGE)} equivalence margin)${significant ? '; significantly better' : ''}`;
   }
   if (verdict === 'fail' && mayNotFail) {
     verdict = 'warn';
     why += `; not failing because ${mayNotFail}`;
   }
   c.verdict = verdict;
+  c.answer = answerOf(verdict, c.ciLow !== null && c.ciHigh !== null && wHi <= margin);
   c.reason = `${why} (${rule})`;
 }
 
-/**
- * How many trials (pairs) would likely bring the CI's worse end inside the tolerance: its
- * half-width shrinks as 1/√n, so n·(half-width / room)², room being the estimate's distance
- * below the limit (log scale). Empty when the estimate itself is at or past the limit.
- */
-function moreTrialsHint(c: Comparison, w: number, wLo: number, wHi: number, limit: number): string {
-  const room = Math.log(limit) - Math.log(w);
-  const half = (Math.log(wHi) - Math.log(wLo)) / 2;
-  const n = c.paired ? c.nCandidate : Math.min(c.nBaseline, c.nCandidate);
-  if (!(room > 0) || !(half > 0)) return '';
-  const needed = Math.ceil(n * (half / room) ** 2);
-  const unit = c.paired ? 'pairs' : 'trials per side';
-  return needed > 100 ? ` (resolving it would take over 100 ${unit}: raise the tolerance, or use a quieter runner)`
-    : ` (about ${needed} ${unit} would likely resolve it; this run had ${n})`;
+/** The answer a verdict gives, given whether the CI's bad end lies inside the equivalence margin. */
+function answerOf(verdict: Verdict, inside: boolean): Answer {
+  return verdict === 'fail' ? 'regression' : verdict !== 'inconclusive' && inside ? 'no-regression' : 'undecided';
 }
 
-const ciText = (alpha: number) => `${+((1 - 2 * alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} % CI`;
+/** A comparison's answer; older reports without one get it from their verdict. */
+export function answerFor(c: Comparison): Answer {
+  return c.answer ?? (c.verdict === 'fail' ? 'regression' : c.verdict === 'pass' ? 'no-regression' : 'undecided');
+}
+
+/** The run's answer from its gating comparisons: any regression is red; green only when every
+ *  gating metric is; grey otherwise (and when nothing gates). */
+export function overallAnswer(cs: readonly Comparison[]): Answer {
+  const gating = cs.filter((c) => c.gating);
+  if (gating.some((c) => answerFor(c) === 'regression')) return 'regression';
+  return gating.length && gating.every((c) => answerFor(c) === 'no-regression') ? 'no-regression' : 'undecided';
+}
+
+const pctText = (f: number) => `${+(Math.max(0, f) * 100).toFixed(1)} %`;
+/** Rounding slack at a margin's edge (ratios are formed as 1 / r for throughput). */
+const EDGE = 1e-9;
+
+/**
+ * How many trials (pairs) would likely bring the CI's bad end inside `limit` (a ratio in the bad
+ * direction): its half-width shrinks as 1/√n, so n·(half-width / room)², room being the
+ * estimate's distance below the limit (log scale). Null when the estimate itself is at or past it.
+ */
+export function trialsToDecide(c: Pick<Comparison, 'ciLow' | 'ciHigh' | 'ratio' | 'direction' | 'paired' | 'nBaseline' | 'nCandidate'>, limit: number): number | null {
+  if (c.ciLow === null || c.ciHigh === null || c.ratio === null) return null;
+  const [wLo, wHi] = [worseness(c, c.ciLow), worseness(c, c.ciHigh)].sort((a, b) => a - b);
+  const room = Math.log(limit) - Math.log(worseness(c, c.ratio));
+  const half = (Math.log(wHi) - Math.log(wLo)) / 2;
+  const n = c.paired ? c.nCandidate : Math.min(c.nBaseline, c.nCandidate);
+  return room > 0 && half > 0 ? Math.ceil(n * (half / room) ** 2) : null;
+}
+
+function moreTrialsHint(c: Comparison, limit: number): string {
+  const needed = trialsToDecide(c, limit);
+  const n = c.paired ? c.nCandidate : Math.min(c.nBaseline, c.nCandidate);
+  const unit = c.paired ? 'pairs' : 'trials per side';
+  if (needed === null) return '';
+  return needed > 100 ? ` (deciding it would take over 100 ${unit}: widen the margin, or use a quieter runner)`
+    : ` (about ${needed} ${unit} would likely decide it; this run had ${n})`;
+}
+
+/** "90 % CI", or with `oneSided` the level of each end: "95 %". */
+const ciText = (alpha: number, oneSided = false) => oneSided ? `${+((1 - alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} %` : `${+((1 - 2 * alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} % CI`;
 
 function fmtP(p: number): string {
   return p < 0.001 ? p.toExponential(1) : p.toFixed(3);

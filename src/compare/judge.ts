@@ -3,10 +3,11 @@
 // stored baseline's comparison is then shown but not gating; otherwise an independent reference
 // (the stored baseline, or another run's report) decides, and may warn but never fail when the
 // runner or trial length differs (`mayNotFail`); nothing to compare with gives no verdict of its
-// own; and missing data (a run stopped early) is never a pass. Broker evidence (what moved inside
+// own; and missing data (a run stopped early) is never a pass nor green. The run's answer
+// (regression, no regression of X % or more, not decided) comes from the same comparisons. Broker evidence (what moved inside
 // the broker) is compared alongside in a same-run A/B, paired like the metrics, and never gates.
 import type { Comparison, RunReport, ScenarioSpec, TrialResult, Verdict } from '../schema/types';
-import { compareSameRun, compareSamples, countChanges, overallVerdict, type Sample } from './compare';
+import { compareSameRun, compareSamples, countChanges, overallAnswer, overallVerdict, type Sample } from './compare';
 
 export interface JudgeInput {
   scenarios: ScenarioSpec[];
@@ -35,7 +36,7 @@ export interface JudgeInput {
   suffix?: string;
 }
 
-export type Judgement = Pick<RunReport, 'comparisons' | 'decidedBy' | 'verdict' | 'regressions' | 'improvements' | 'evidence'>;
+export type Judgement = Pick<RunReport, 'comparisons' | 'decidedBy' | 'verdict' | 'answer' | 'regressions' | 'improvements' | 'evidence'>;
 
 /** The trials' broker evidence compared like reported-only metrics: paired by round, 90 % CI. */
 function compareEvidence(i: JudgeInput, reference: { id: string; label: string }): Comparison[] {
@@ -66,12 +67,15 @@ export function judge(i: JudgeInput): Judgement {
     }
   }
   const judged: Verdict = i.judged ? overallVerdict(comparisons) : 'pass';
+  const answer = overallAnswer(comparisons);
   const evidence = i.sameRun ? compareEvidence(i, i.sameRun) : [];
   return {
     comparisons,
     ...(evidence.length ? { evidence } : {}),
     decidedBy: decidedBy + (i.suffix ?? ''),
     verdict: judged === 'pass' && i.incomplete ? 'inconclusive' : judged,
+    // A run stopped early is never green: what did not run was not ruled out.
+    ...(i.judged ? { answer: answer === 'no-regression' && i.incomplete ? 'undecided' as const : answer } : {}),
     ...countChanges(comparisons),
   };
 }

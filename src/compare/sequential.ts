@@ -1,8 +1,10 @@
 // Group-sequential decisions for the same-run paired A/B: the looks (pair counts at which a
 // scenario's gating metrics are judged before the cap), the nominal level of each one-sided claim
-// at a look, and whether a look decides. The rule at a look is the fixed design's rule
-// (src/compare/compare.ts: Holm, exact signed-rank, Hodges-Lehmann CI, fail only when the whole CI
-// lies beyond the tolerance, pass only when it lies inside) with α replaced by the nominal level.
+// at a look, whether a look decides, and the stopping policy of a run (SequentialRun: which
+// rounds still run, who stopped where, fail-fast) that the pipeline's trial loop consults and the
+// replay bench reuses. The rule at a look is the fixed design's rule (src/compare/compare.ts:
+// exact signed-rank, Hodges-Lehmann CI, red only when the whole CI lies beyond the tolerance,
+// green once its bad end lies inside the equivalence margin) with α replaced by the nominal level.
 //
 // The nominal level follows Pocock (1977): one level at every look, chosen so that the chance of a
 // false claim at any look is α. It is calibrated on the exact joint null distribution of the
@@ -15,7 +17,7 @@
 // 2000); the nonparametric version here needs no normality.
 import { buildPlan, estimateSeconds, rng } from '../plan/plan';
 import type { Comparison, RunReport, ScenarioSpec, SequentialSummary } from '../schema/types';
-import { ALPHA, compareSameRun, defaultRepetitions, trialsNeeded } from './compare';
+import { ALPHA, answerFor, compareSameRun, defaultRepetitions, trialsNeeded } from './compare';
 import { minAttainablePairedP, signedRankNullCdf } from './paired';
 
 /** Pairs at which a same-run A/B looks by default; the last is the cap. */
@@ -93,27 +95,16 @@ export function familyRate(g: number, looks: readonly number[] = DEFAULT_LOOKS):
   return lo / sorted.length;
 }
 
-/** Default futility margin: a scenario also stops once every gating metric's CI rules out a
- *  regression of this size (as a ratio in the bad direction, like the tolerance). */
-export const DEFAULT_FUTILITY = 0.1;
-
-/** The CI's bad end as "worseness" (> 1 = worse by that ratio), or null without a CI. */
-function badEnd(c: Comparison): number | null {
-  if (c.ciLow === null || c.ciHigh === null) return null;
-  return c.direction === 'higher' ? 1 / c.ciLow : c.ciHigh;
-}
-
 /**
- * A scenario is decided at a look when every gating metric is a fail or a pass — or, with a
- * futility margin, when the rest are ruled out from regressing by that much: their CI's bad end
- * lies inside 1 + futility (a binding futility stop: it ends runs that could no longer show a
- * regression the gate is built to catch; it never adds a fail, so the false-fail bound holds,
- * and the verdict is what the rule says at that look — pass, or inconclusive/warn within it).
+ * A scenario is decided at a look when every gating metric has an answer: a regression (the whole
+ * CI beyond the tolerance), or no regression beyond its equivalence margin (the CI's bad end
+ * inside it; src/compare/margins.ts). The margin doubles as the futility stop of a binding
+ * design: it ends a scenario that can no longer show a regression the gate is built to catch,
+ * it never adds a fail, so the false-fail bound holds.
  */
-export function decidedAtLook(comparisons: readonly Comparison[], futility = 0): boolean {
+export function decidedAtLook(comparisons: readonly Comparison[]): boolean {
   const gating = comparisons.filter((c) => c.gating);
-  return gating.length > 0 && gating.every((c) => c.verdict === 'fail' || c.verdict === 'pass'
-    || (futility > 0 && (badEnd(c) ?? Number.POSITIVE_INFINITY) <= 1 + futility));
+  return gating.length > 0 && gating.every((c) => answerFor(c) !== 'undecided');
 }
 
 /** Fail-fast: a gating metric failed at this look, so the run's verdict is a fail whatever the
@@ -127,8 +118,6 @@ export interface SequentialDesign {
   looks: number[];
   level: number;
   family: number;
-  /** Futility margin (0 = none): see decidedAtLook. */
-  futility: number;
   /** The fixed design's pairs it replaces (for the time saved). */
   fixedPairs: number;
 }
@@ -147,7 +136,7 @@ export function sequentialDesign(looks: readonly number[], family: number, fixed
     used = kept;
   }
   if (!used.length) used = [Math.max(trialsNeeded(m, true), looks.at(-1) ?? 0)];
-  return { looks: used, level: nominalLevel(ALPHA, used), family: m, futility: DEFAULT_FUTILITY, fixedPairs };
+  return { looks: used, level: nominalLevel(ALPHA, used), family: m, fixedPairs };
 }
 
 /** At a completed round: whether the scenario stops (decided, or at the cap), judged with the
@@ -156,7 +145,7 @@ export function lookAt(d: SequentialDesign, scenario: ScenarioSpec, trials: RunR
   candidate: { id: string; label: string }, reference: { id: string; label: string }): { stop: boolean; comparisons: Comparison[] } | undefined {
   if (!d.looks.includes(round)) return undefined;
   const comparisons = compareSameRun([scenario], trials.filter((t) => t.scenario === scenario.id), candidate, reference, { alpha: d.level, bonferroni: d.family });
-  return { stop: decidedAtLook(comparisons, d.futility) || round >= d.looks.at(-1)!, comparisons };
+  return { stop: decidedAtLook(comparisons) || round >= d.looks.at(-1)!, comparisons };
 }
 
 /** The report's summary: where each scenario stopped, the trial time saved against the fixed design,
@@ -166,9 +155,63 @@ export function sequentialSummary(d: SequentialDesign, stopped: Map<string, numb
   let saved = 0;
   for (const [id, n] of stopped) saved += (d.fixedPairs - n) * 2 * seconds(id);
   return {
-    looks: d.looks, level: d.level, family: d.family, futility: d.futility, stopped: Object.fromEntries(stopped), fixedPairs: d.fixedPairs, savedSeconds: Math.round(saved),
+    looks: d.looks, level: d.level, family: d.family, stopped: Object.fromEntries(stopped), fixedPairs: d.fixedPairs, savedSeconds: Math.round(saved),
     ...(failedFast ? { failedFast } : {}),
   };
+}
+
+/** What happened at a look of one scenario (SequentialRun.look). */
+export interface LookEvent {
+  /** The scenario stops here: 'decided' (every gating metric answered), 'cap' (the last look). */
+  stop?: 'decided' | 'cap';
+  /** Fail-fast fired at this look: the scenarios still undecided stop at it too. */
+  failFast: boolean;
+}
+
+/**
+ * The stopping policy of one sequential A/B, in one object: the trial loop asks it whether a
+ * round still runs and tells it each look's comparisons; the replay bench (bench/sequential.ts)
+ * drives the same object with recorded pairs.
+ */
+export class SequentialRun {
+  /** scenario id → the pairs it ran when it stopped (decided, at the cap, or cut by fail-fast). */
+  readonly stopped = new Map<string, number>();
+  /** Fail-fast: the scenario whose fail ended the run, and the look it failed at. */
+  failedFast?: { scenario: string; pairs: number };
+
+  constructor(readonly design: SequentialDesign, readonly failFast = true) {}
+
+  /** Whether round `trial` (0-based) of the scenario still runs. */
+  runs(scenario: string, trial: number): boolean {
+    return !this.stopped.has(scenario) && !(this.failedFast && trial >= this.failedFast.pairs);
+  }
+
+  isLook(pairs: number): boolean {
+    return this.design.looks.includes(pairs);
+  }
+
+  /** Records a look of `scenario` after `pairs` pairs, judged with the design's level. */
+  look(scenario: string, pairs: number, comparisons: readonly Comparison[]): LookEvent {
+    const stop = decidedAtLook(comparisons) ? 'decided' as const : pairs >= this.design.looks.at(-1)! ? 'cap' as const : undefined;
+    if (stop) this.stopped.set(scenario, pairs);
+    const failFast = this.failFast && !this.failedFast && failedAtLook(comparisons);
+    if (failFast) this.failedFast = { scenario, pairs };
+    return { ...(stop ? { stop } : {}), failFast };
+  }
+
+  /** After the loop, fail-fast: the scenarios that ran but had not stopped stop at the look that
+   *  failed (or where they were, if fewer); returns their ids. */
+  finish(ranPairs: ReadonlyMap<string, number>): string[] {
+    if (!this.failedFast) return [];
+    const cut = [...ranPairs.keys()].filter((id) => !this.stopped.has(id) && ranPairs.get(id)! > 0);
+    for (const id of cut) this.stopped.set(id, Math.min(this.failedFast.pairs, ranPairs.get(id)!));
+    return cut;
+  }
+
+  /** The report's summary (sequentialSummary). */
+  summary(seconds: (scenarioId: string) => number): SequentialSummary {
+    return sequentialSummary(this.design, this.stopped, seconds, this.failedFast);
+  }
 }
 
 /** A same-run A/B's planned pairs and wall-time estimate for a selection: the fixed design's, and

@@ -26,16 +26,21 @@ export interface Preset {
   looks?: number[];
   /** Tolerance of every gating metric of the preset's scenarios, as a fraction (strict: 0.02). */
   tolerance?: number;
+  /** Equivalence margin of every gating metric of the preset's scenarios (src/compare/margins.ts). */
+  margin?: number;
 }
 
 /** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs and looks. */
 export interface Selection { name: string; scenarios: ScenarioSpec[]; pairs?: number; looks?: number[] }
 
+let presetsValidator: ReturnType<Ajv['compile']> | undefined;
+
 export function loadPresets(): Preset[] {
   const file = packagePath('scenarios/presets.yml');
   const { doc, lines, data } = parseYaml(readFileSync(file, 'utf8'), file);
-  const schema = JSON.parse(readFileSync(packagePath('schema/presets.schema.json'), 'utf8'));
-  const check = new Ajv({ strict: false }).compile(schema);
+  // Compiled once per process (an Ajv compile costs tens of ms, and every resolve reads the presets).
+  presetsValidator ??= new Ajv({ strict: false }).compile(JSON.parse(readFileSync(packagePath('schema/presets.schema.json'), 'utf8')));
+  const check = presetsValidator;
   if (!check(data)) {
     const e = check.errors![0];
     throw new GateError(e.message ?? 'invalid', { file, line: lineOf(doc, lines, e.instancePath), field: e.instancePath.slice(1).replace(/\//g, '.') });
@@ -100,6 +105,7 @@ export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadO
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({
       ...s, warmupSeconds: preset.warmup ?? s.warmupSeconds, durationSeconds: preset.duration ?? s.durationSeconds,
       tolerances: preset.tolerance === undefined ? s.tolerances : { ...s.tolerances, ...Object.fromEntries(s.gate.map((m) => [m, preset.tolerance!])) },
+      ...(preset.margin === undefined ? {} : { margins: { ...s.margins, ...Object.fromEntries(s.gate.map((m) => [m, preset.margin!])) } }),
     }));
     return { name: preset.name, scenarios, pairs: preset.pairs, looks: preset.looks };
   }

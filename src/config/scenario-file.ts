@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
 import type { ChurnScenario, ChurnSpec, ImportScenario, ImportSpec, MessagingScenario, PhaseSpec, PhasesScenario, ProtocolScenario, RestartScenario, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
-import { CHURN_METRIC, isKnownMetric } from '../metrics/definitions';
+import { CHURN_METRIC, DEFAULT_GATE, isKnownMetric } from '../metrics/definitions';
 import { isEvidence } from '../metrics/evidence';
 import { GateError, type Where } from '../schema/errors';
 import { applyPerfTestArgs, perfTestDefaults, type RunFlags } from './perftest-args';
@@ -26,6 +26,7 @@ interface RawScenario extends RawWorkload {
   duration?: number;
   gate?: string[];
   tolerances?: Record<string, number>;
+  margins?: Record<string, number>;
   phases?: RawPhase[];
   churn?: Partial<ChurnSpec> & Pick<ChurnSpec, 'object'>;
   import?: Partial<ImportSpec> & Pick<ImportSpec, 'queues'>;
@@ -42,8 +43,6 @@ export interface LoadOptions {
   /** Multiplies the `scale:` of files that declare one (tests use it to run thousands of clients small). */
   scale?: number;
 }
-
-const DEFAULT_GATE = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
 
 let validator: ReturnType<Ajv['compile']> | undefined;
 function validate(data: unknown): ErrorObject[] {
@@ -184,8 +183,8 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
         'gate on what the clients see (a rate or latency); the evidence is compared and shown anyway (docs/evidence.md)');
     }
   }
-  for (const id of Object.keys(raw.tolerances ?? {})) {
-    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, '/tolerances', id), field: `tolerances.${id}` }, 'use a metric id from src/metrics/definitions.ts');
+  for (const key of ['tolerances', 'margins'] as const) for (const id of Object.keys(raw[key] ?? {})) {
+    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, `/${key}`, id), field: `${key}.${id}` }, 'use a metric id from src/metrics/definitions.ts');
   }
 
   const base: ScenarioSpec = {
@@ -197,6 +196,7 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     durationSeconds: raw.duration ?? run.time ?? 10,
     gate,
     tolerances: raw.tolerances ?? {},
+    ...(raw.margins ? { margins: raw.margins } : {}),
     file,
     lines: fieldLines,
     ...own,

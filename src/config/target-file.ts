@@ -22,7 +22,7 @@ interface RawTarget {
   nodes?: number;
   config?: string[];
   env?: Record<string, string>;
-  resources?: { cpus?: number; memory?: string };
+  resources?: { cpus?: number; cpuset?: string; memory?: string };
   setup?: string[];
   network?: 'host' | 'bridge';
   evidence?: boolean;
@@ -88,6 +88,7 @@ export async function loadTarget(source: FileSource, path: string, id: string): 
       nodes: raw.nodes ?? 1,
       env: raw.env ?? {},
       cpus: raw.resources?.cpus,
+      ...(raw.resources?.cpuset ? { cpuset: raw.resources.cpuset } : {}),
       memory: raw.resources?.memory,
       setup: raw.setup ?? [],
       network: raw.network ?? 'host',

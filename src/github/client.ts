@@ -1,6 +1,7 @@
 // The octokit client the action uses: the workflow token, GITHUB_API_URL, and a bounded retry
 // on rate limits (429, or 403 with x-ratelimit-remaining: 0) honouring retry-after. API failures
 // become one sentence that says what the token was missing.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { getOctokit } from '@actions/github';
 import { GateError } from '../schema/errors';
 
@@ -18,7 +19,7 @@ export function client(token: string, baseUrl?: string): ReturnType<typeof getOc
         if (!rateLimited(e) || attempt >= MAX_RETRIES) throw e;
         const wait = Number(h['retry-after']) || Math.max(1, Number(h['x-ratelimit-reset']) - Date.now() / 1000) || 1;
         if (wait > MAX_WAIT_S) throw e;
-        await new Promise((r) => setTimeout(r, wait * 1000));
+        await sleep(wait * 1000);
       }
     }
   });

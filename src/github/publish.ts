@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { relative, isAbsolute, resolve } from 'node:path';
 import type { BaselineHistoryEntry, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { delta } from '../report/format';
+import { answerCell, delta } from '../report/format';
 import { marker, renderComment, renderSummary } from '../report/markdown';
 import { writeReportFiles } from '../report/files';
 import { describeError, GateError } from '../schema/errors';
@@ -46,7 +46,8 @@ export function annotateComparisons(report: RunReport, workspace: string): void 
     const rel = s && isAbsolute(s.file) ? relative(workspace, s.file) : undefined;
     const inRepo = rel && !rel.startsWith('..');
     const msg = `${c.scenario}: ${metricDef(c.metric).label} ${delta(c)} vs ${c.baselineLabel} — ${c.reason}`;
-    const props = inRepo ? { title: `Performance ${c.verdict}`, file: rel, startLine: s!.lines.gate ?? s!.lines.id ?? 1 } : { title: `Performance ${c.verdict}` };
+    const title = c.verdict === 'fail' ? 'Performance regression' : `Performance: ${answerCell(c)}`;
+    const props = inRepo ? { title, file: rel, startLine: s!.lines.gate ?? s!.lines.id ?? 1 } : { title };
     if (c.verdict === 'fail') core.error(msg, props);
     else core.warning(msg, props);
   }

@@ -22,14 +22,19 @@ const obj = (properties: Record<string, unknown>, optional: string[] = []) => ({
 const list = (items: unknown) => ({ type: 'array', items });
 const oneOf = (...values: string[]) => ({ enum: values });
 const verdict = oneOf('pass', 'warn', 'fail', 'inconclusive');
+const answer = oneOf('regression', 'no-regression', 'undecided');
 const id = { type: 'string', minLength: 1, maxLength: 200 };
+
+const SOURCE = oneOf('image', 'target', 'gate', 'scenario');
+const DECLARED_PART = obj({ value: str, from: SOURCE, where: str }, ['where']);
 
 const COMPARISON = obj({
   scenario: id, metric: id, unit: str, direction: oneOf('higher', 'lower'), against: id, baselineLabel: str, candidateLabel: str,
   nBaseline: int, nCandidate: int, baselineMedian: numOrNull, candidateMedian: numOrNull, ratio: numOrNull, ciLow: numOrNull,
   ciHigh: numOrNull, pValue: numOrNull, pAdjusted: numOrNull, tolerance: num, change: oneOf('better', 'worse', 'same', 'unknown'),
   verdict, reason: str, gating: { type: 'boolean' }, paired: { type: 'boolean' }, failsBeyond: numOrNull,
-}, ['paired', 'failsBeyond']);
+  equivalence: num, bound: numOrNull, answer,
+}, ['paired', 'failsBeyond', 'equivalence', 'bound', 'answer']);
 
 const REPORT_SCHEMA = obj({
   schemaVersion: { const: SCHEMA_VERSION },
@@ -50,9 +55,16 @@ const REPORT_SCHEMA = obj({
     effective: obj({
       rabbitmqVersion: str, erlangVersion: str, metadataStore: str, featureFlags: list(str), plugins: list(str), vhost: list(str),
       node: { type: 'object', additionalProperties: str }, digest: str,
-    }, ['metadataStore', 'featureFlags', 'plugins', 'node']),
+      vm: obj({ emulatorFlags: list(str), flags: { type: 'object', additionalProperties: str }, initArgs: list(str), info: { type: 'object', additionalProperties: str } }),
+      activePlugins: list(str),
+    }, ['metadataStore', 'featureFlags', 'plugins', 'node', 'vm', 'activePlugins']),
     evidence: obj({ sources: list(str), missing: list(obj({ source: str, why: str })) }),
-  }, ['image', 'metadataStore', 'effective', 'evidence'])),
+    declared: obj({
+      env: list(obj({ name: str, parts: list(DECLARED_PART), replaced: list(DECLARED_PART) }, ['replaced'])),
+      plugins: list(obj({ name: str, from: SOURCE })),
+      files: list(obj({ path: str, from: SOURCE, replaces: { type: 'boolean' } }, ['replaces'])),
+    }),
+  }, ['image', 'metadataStore', 'effective', 'evidence', 'declared'])),
   candidate: id,
   trials: list(obj({
     scenario: id, target: id, trial: int, order: int, startedAt: str, valid: { type: 'boolean' }, invalidReason: str,
@@ -66,6 +78,7 @@ const REPORT_SCHEMA = obj({
   evidence: list(COMPARISON),
   decidedBy: str,
   verdict,
+  answer,
   regressions: int,
   improvements: int,
   errors: list(obj({ scope: str, message: str })),
@@ -79,8 +92,8 @@ const REPORT_SCHEMA = obj({
     looks: { ...list({ type: 'integer', minimum: 1 }), minItems: 1 }, level: num, family: int, futility: num,
     stopped: { type: 'object', additionalProperties: int }, fixedPairs: int, savedSeconds: num,
     failedFast: obj({ scenario: id, pairs: int }),
-  }, ['failedFast']),
-}, ['effectNote', 'effectDiff', 'sequential', 'evidence', 'flames', 'flameNote']);
+  }, ['failedFast', 'futility']),
+}, ['effectNote', 'effectDiff', 'sequential', 'evidence', 'flames', 'flameNote', 'answer']);
 
 let validate: ReturnType<Ajv['compile']> | undefined;
 

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DockerTargetSpec, TargetSpec } from '../schema/types';
 import type { ActionSettings } from '../config/action-inputs';
+import { DEFAULTS } from '../config/defaults';
 import { gitCommit, hasCommit, restContents, workingTree, type FileSource } from '../config/file-source';
 import { baseVsHead, namedPair, type TargetPlan } from '../config/targets';
 import type { RunContext } from './context';
@@ -58,6 +59,8 @@ export async function chooseTargets(s: ActionSettings, ctx: RunContext, workspac
   const t = s.targets;
   if (t.brokerImage) {
     const candidate = imageTarget('candidate', t.brokerImage, t.brokerConfig, t.nodes, workspace);
+    // broker-label names the started broker too, as --broker-label does with --image on the CLI.
+    if (s.candidate.label !== DEFAULTS.brokerLabel) candidate.label = s.candidate.label;
     const reference = t.baselineImage ? imageTarget('baseline', t.baselineImage, t.baselineConfig ?? t.brokerConfig, t.nodes, workspace) : undefined;
     return { candidate, reference, note: reference ? `${t.brokerImage} against ${t.baselineImage} on this runner` : undefined };
   }

@@ -67,6 +67,9 @@ export const METRICS: MetricDef[] = [
 ];
 
 /** The metric each churn object reports (scenario files' default gate, src/workload/churn.ts). */
+/** A messaging scenario's gating metrics when its file names none (those its clients produce). */
+export const DEFAULT_GATE: readonly string[] = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
+
 export const CHURN_METRIC: Record<'queue' | 'binding' | 'connection' | 'channel', string> = {
   queue: 'queue_churn_ops', binding: 'bind_churn_ops', connection: 'connection_churn_ops', channel: 'channel_churn_ops',
 };
@@ -82,44 +85,4 @@ export function metricDef(id: string): MetricDef {
 
 export function isKnownMetric(id: string): boolean {
   return BY_ID.has(id);
-}
-
-/**
- * Default tolerance per metric kind, as a fraction: the smallest change that matters. Scenario
- * files override it per metric. Throughput is 5 %: paired same-run trials resolve it on a 2-core
- * runner (docs/statistics.md), and a 10 % tolerance could never fail a true 10 % regression.
- */
-export const DEFAULT_TOLERANCE: Record<MetricKind, number> = {
-  throughput: 0.05,
-  churn: 0.1,
-  latency: 0.25,
-  duration: 0.15,
-  memory: 0.15,
-  // Sanity counts (a trial with a wrong count is invalid, so valid trials agree exactly).
-  count: 0.01,
-  // Broker evidence only explains; a change beyond 10 % is worth showing next to a failing metric.
-  evidence: 0.1,
-};
-
-/**
- * Added to the tolerance when the reference is a stored baseline: it was recorded in another job,
- * and drift between jobs on a matching runner (other tenants, a different host of the same CPU
- * model) moves every trial of a run together, which the within-run CI cannot see. Same-run A/B
- * needs no allowance: both targets share the runner's state, pair by pair. Throughput and churn
- * +20 points: on a shared 2-core runner a check a minute after the refresh, same broker, came out
- * −20.6 % [−25.7, −16.9] (5 + 5 one-second trials). See docs/statistics.md.
- */
-export const STORED_ALLOWANCE: Record<MetricKind, number> = {
-  throughput: 0.2,
-  churn: 0.2,
-  latency: 0.25,
-  duration: 0.15,
-  memory: 0.1,
-  count: 0,
-  evidence: 0.25,
-};
-
-export function toleranceFor(id: string, overrides: Record<string, number>, stored = false): number {
-  const kind = metricDef(id).kind;
-  return (overrides[id] ?? DEFAULT_TOLERANCE[kind]) + (stored ? STORED_ALLOWANCE[kind] : 0);
 }

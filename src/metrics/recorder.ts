@@ -3,6 +3,9 @@
 // plain fields here on the hot path; everything derived is computed once at the end.
 import { encode, newHistogram, percentileMetrics, type Histogram } from './histogram';
 
+/** Rates and per-message figures are reported to two decimals (one rule for every runner). */
+export const round2 = (x: number): number => Math.round(x * 100) / 100;
+
 export interface Counters {
   published: number;
   confirmed: number;
@@ -74,7 +77,7 @@ export class SeriesSampler {
  *  divided by (one rule for the AMQP 0-9-1 engine and the protocol engine). */
 export function windowMetrics(rec: TrialRecorder, atStart: Counters, atEnd: Counters, seconds: number,
   has: { producers: boolean; confirms: boolean; consumers: boolean }): { metrics: Record<string, number>; histograms: Record<string, string>; messages: number } {
-  const rate = (k: keyof Counters) => Math.round(((atEnd[k] - atStart[k]) / seconds) * 100) / 100;
+  const rate = (k: keyof Counters) => round2((atEnd[k] - atStart[k]) / seconds);
   const metrics: Record<string, number> = {};
   if (has.producers) metrics.published_rate = rate('published');
   if (has.producers && has.confirms) metrics.confirmed_rate = rate('confirmed');

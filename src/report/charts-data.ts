@@ -3,7 +3,7 @@
 // trials), HdrHistogram percentile curves (trials merged exactly per target), A/B delta bars with
 // CIs from report.comparisons, and one dot per trial for each gating metric.
 import type { Change, Comparison, NightlySeries, RunReport, ScenarioSpec, TrialResult, Verdict } from '../schema/types';
-import { METRICS, metricDef } from '../metrics/definitions';
+import { DEFAULT_GATE, METRICS, metricDef } from '../metrics/definitions';
 import { mergeEncoded } from '../metrics/histogram';
 import { median } from '../compare/stats';
 import { CI, ciLabel } from './format';
@@ -84,7 +84,6 @@ function histogramKeys(report: RunReport, s: ScenarioSpec): string[] {
   const known = Object.keys(HISTOGRAM_TITLES);
   return [...keys].sort((a, b) => (known.indexOf(a) + 1 || 99) - (known.indexOf(b) + 1 || 99) || a.localeCompare(b));
 }
-const DEFAULT_GATE = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
 /** Percentile plot x positions: 1/(1 − p), 1 … 10^5 (p = 0 … 99.999 %), 20 per decade. */
 const PERCENTILE_X = Array.from({ length: 101 }, (_, k) => 10 ** (k / 20));
 

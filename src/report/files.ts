@@ -1,6 +1,7 @@
 // Writes a run's report files (report.json, summary.md, report.html) — or a bisect's (bisect.json,
 // bisect.md, bisect.html) — atomically into one folder, so an artifact upload or a later
-// `compare`/`report` command finds complete files.
+// `compare`/`report` command finds complete files; and report.json alone, as the CLI saves it
+// after each trial (a killed run can be resumed from it).
 import { join } from 'node:path';
 import type { BisectReport, RunReport } from '../schema/types';
 import { writeFileAtomic } from '../compare/baseline-file';
@@ -11,10 +12,17 @@ export function writeReportFiles(dir: string, report: RunReport, summary: string
   const json = join(dir, 'report.json');
   const markdown = join(dir, 'summary.md');
   const html = join(dir, 'report.html');
-  writeFileAtomic(json, JSON.stringify(report, null, 1) + '\n');
+  writeReportJson(dir, report);
   writeFileAtomic(markdown, summary);
   writeFileAtomic(html, renderHtml(report, opts));
   return { json, markdown, html };
+}
+
+/** Writes `dir`/report.json atomically; returns its path. */
+export function writeReportJson(dir: string, report: RunReport): string {
+  const json = join(dir, 'report.json');
+  writeFileAtomic(json, JSON.stringify(report, null, 1) + '\n');
+  return json;
 }
 
 export function writeBisectFiles(dir: string, r: BisectReport, markdown: string, opts: { name?: string; runUrl?: string } = {}): { json: string; markdown: string; html: string } {

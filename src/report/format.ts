@@ -1,12 +1,45 @@
 // Number, verdict and decision-rule formatting shared by every report format.
-import type { Comparison, RunReport, Verdict } from '../schema/types';
-import { ALPHA, CONFIDENCE } from '../compare/compare';
+import type { Answer, Comparison, MetricKind, RunReport, Verdict } from '../schema/types';
+import { ALPHA, answerFor, CONFIDENCE, trialsToDecide } from '../compare/compare';
 import { nothingToCompare } from './measured';
+import { isRunScope } from '../compare/judge';
 import { metricDef } from '../metrics/definitions';
 
 const metricLabel = (id: string) => metricDef(id).label;
 
 export const VERDICT_ICON: Record<Verdict, string> = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' };
+export const ANSWER_ICON: Record<Answer, string> = { regression: '❌', 'no-regression': '✅', undecided: '❔' };
+/** The three answers as every format names them. */
+export const ANSWER_WORD: Record<Answer, string> = { regression: 'regression', 'no-regression': 'no regression', undecided: 'not decided' };
+
+/** The run's answer; older reports without one get it from their verdict. */
+export function runAnswer(r: Pick<RunReport, 'answer' | 'verdict'>): Answer {
+  return r.answer ?? (r.verdict === 'fail' ? 'regression' : r.verdict === 'pass' ? 'no-regression' : 'undecided');
+}
+
+/** A bound as a percentage, rounded up to 0.1 so that "no regression of X % or more" never claims more than was shown. */
+function boundPct(b: number): string {
+  return `${(Math.ceil(Math.max(0, b) * 1000 - 1e-6) / 10).toFixed(1)} %`;
+}
+
+/** A comparison's answer for a table cell: "regression", "no regression ≥ 6.2 %", "slower, not by 8.2 %", "not decided: 14.1 % not ruled out". */
+export function answerCell(c: Comparison): string {
+  const a = answerFor(c);
+  const b = c.bound ?? null;
+  if (a === 'regression') return 'regression';
+  if (a === 'no-regression') {
+    if (c.verdict === 'warn' && b !== null) return `slower, but not by ${boundPct(b)}`;
+    return b === null ? 'no regression' : b <= 0 ? 'no regression (better)' : `no regression ≥ ${boundPct(b)}`;
+  }
+  return b === null || b <= 0 ? 'not decided' : `not decided: ${boundPct(b)} not ruled out`;
+}
+
+/** Icon of a comparison's answer (a significant slowdown inside the margin: ⚠️). */
+export function answerIcon(c: Comparison): string {
+  return c.verdict === 'warn' ? VERDICT_ICON.warn : ANSWER_ICON[answerFor(c)];
+}
+
+const KIND_WORD: Partial<Record<MetricKind, string>> = { throughput: 'throughput', churn: 'churn rate', latency: 'latency', duration: 'duration', memory: 'memory' };
 
 export function num(x: number | null | undefined, unit = ''): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
@@ -27,6 +60,16 @@ export const CI = `${Math.round(CONFIDENCE * 100)} % CI`;
 /** The CI level of a report's same-run deltas: 90 %, or a sequential A/B's 1 − 2 × its level. */
 export function ciLabel(r: Pick<RunReport, 'sequential'>): string {
   return r.sequential ? `${(100 * (1 - 2 * r.sequential.level)).toFixed(1)} % CI` : CI;
+}
+
+/** "throughput 5 % / 10 %, latency 25 % / 25 %": the gating metrics' tolerance / equivalence margin by kind. */
+function marginList(cs: readonly Comparison[]): string {
+  const by = new Map<string, string>();
+  for (const c of cs.filter((x) => x.gating)) {
+    const k = KIND_WORD[metricDef(c.metric).kind] ?? metricDef(c.metric).kind;
+    by.set(k, `${+(c.tolerance * 100).toFixed(1)} % / ${+((c.equivalence ?? c.tolerance) * 100).toFixed(1)} %`);
+  }
+  return [...by.entries()].map(([k, v]) => `${k} ${v}`).join(', ') || 'none gating';
 }
 
 /** "−6.8 % [−9.0, −4.7]" */
@@ -53,7 +96,7 @@ export function ruleText(cs: readonly Comparison[], seq?: RunReport['sequential'
     : `Holm-corrected across gating metrics (α = ${ALPHA})`;
   const level = seq ? `${(100 * (1 - 2 * seq.level)).toFixed(1)} % CI (each end a one-sided ${(100 * (1 - seq.level)).toFixed(1)} % bound)`
     : `${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound)`;
-  return `${tests.join('; ')}, ${correction}; Δ is the Hodges-Lehmann ratio with its distribution-free ${level}; a metric fails only when it is significant and the whole CI lies beyond its tolerance in the bad direction.`;
+  return `${tests.join('; ')}, ${correction}; Δ is the Hodges-Lehmann ratio with its distribution-free ${level}; a metric is a regression only when it is significant and the whole CI lies beyond its tolerance in the bad direction, and "no regression of X % or more" once the CI's bad end X lies inside its equivalence margin (tolerance and margin per metric: ${marginList(cs)}); otherwise it is not decided.`;
 }
 
 /**
@@ -75,14 +118,56 @@ export function sequentialText(r: RunReport): string {
   return `Group-sequential A/B: ${where || 'no scenario finished'}; ${time} against the fixed ${q.fixedPairs} pairs.${fast}`;
 }
 
-/** The verdict in words, for every format's headline. */
+/** "one_fast consumed rate −12.3 % [−15.1, −9.4]" */
+function named(c: Comparison): string {
+  return `${c.scenario} ${metricLabel(c.metric)} ${delta(c)}`;
+}
+
+/** The largest bound among comparisons, per metric kind: "7.3 % or more in throughput, 18.0 % or more in latency". */
+function boundsByKind(cs: Comparison[]): string {
+  const by = new Map<string, number>();
+  for (const c of cs) {
+    const k = KIND_WORD[metricDef(c.metric).kind] ?? metricDef(c.metric).kind;
+    by.set(k, Math.max(by.get(k) ?? Number.NEGATIVE_INFINITY, c.bound ?? Number.POSITIVE_INFINITY));
+  }
+  const parts = [...by.entries()].map(([k, b]) => ({ k, b }));
+  if (parts.length === 1) return `${boundPct(parts[0].b)} or more`;
+  return parts.map((p) => `${boundPct(p.b)} or more in ${p.k}`).join(', ');
+}
+
+/**
+ * The run's answer in words, for every format's headline: "regression: …" (red), "no regression
+ * of X % or more" (green; X the one-sided 95 % bound reached, per metric kind), or "not decided:
+ * …" (grey: what was ruled out so far and what more would decide it).
+ */
 export function headlineText(r: RunReport): string {
-  if (r.verdict === 'fail') return `${r.regressions} regression${r.regressions === 1 ? '' : 's'} beyond tolerance`;
-  if (r.verdict === 'warn') return 'significant slowdowns within tolerance';
   if (r.mode === 'refresh' && nothingToCompare(r)) return 'measured: these trials become the baseline';
   if (nothingToCompare(r)) return 'measured, nothing to compare with yet';
-  if (r.verdict === 'inconclusive') return 'inconclusive: not enough clean data to decide';
-  return 'no regression';
+  const gating = r.comparisons.filter((c) => c.gating);
+  const answer = runAnswer(r);
+  if (answer === 'regression' || r.verdict === 'fail') {
+    const red = gating.filter((c) => answerFor(c) === 'regression' || c.verdict === 'fail');
+    const more = red.length > 2 ? ` and ${red.length - 2} more` : '';
+    const tol = [...new Set(red.map((c) => `${+(c.tolerance * 100).toFixed(1)} %`))].join(' / ');
+    return `regression: ${red.slice(0, 2).map(named).join('; ')}${more} — beyond the ${tol} tolerance`;
+  }
+  if (answer === 'no-regression') {
+    const slower = gating.filter((c) => c.verdict === 'warn');
+    const note = slower.length ? `; significantly slower, within that bound: ${slower.slice(0, 2).map(named).join('; ')}${slower.length > 2 ? ` and ${slower.length - 2} more` : ''}` : '';
+    return `no regression of ${boundsByKind(gating)}${note}`;
+  }
+  const open = gating.filter((c) => answerFor(c) === 'undecided');
+  const green = gating.filter((c) => answerFor(c) === 'no-regression');
+  if (!gating.length) return 'not decided: no gating metric was compared';
+  const first = open[0];
+  const more = first ? trialsToDecide(first, 1 + (first.equivalence ?? first.tolerance)) : null;
+  const unit = first?.paired ? 'pairs' : 'trials per side';
+  const decide = !first ? '' : more !== null && more <= 1000 ? ` — about ${more} ${unit} would likely decide it` : ` — more ${unit}, or a quieter runner, would decide it`;
+  const stopped = r.errors.some((e) => isRunScope(e.scope)) ? ' (the run stopped early)' : '';
+  const openText = first ? `${open.length} of ${gating.length} gating metrics open${stopped}: ${named(first)}${first.bound !== null && first.bound !== undefined && first.bound > 0 ? `, a regression of ${boundPct(first.bound)} not ruled out` : ''}${open.length > 1 ? ` and ${open.length - 1} more` : ''}${decide}`
+    : 'the run stopped early';
+  const others = green.length === 1 ? 'the other gating metric' : `the other ${green.length}`;
+  return `not decided: ${openText}${green.length ? `; no regression of ${boundsByKind(green)} in ${others}` : ''}`;
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { Comparison, RunReport, TargetInfo, Verdict } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { html as h } from './escape';
-import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText } from './format';
+import { ANSWER_WORD, answerCell, ciLabel, delta, headlineText, nText, num, ruleText, runAnswer, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 import { evidenceGaps, significant } from './evidence';
@@ -18,6 +18,7 @@ import { chartData, type ChartData, type ScenarioCharts } from './charts-data';
 import { CHARTS_JS } from './charts-client';
 import { inlineSafe, uplotAssets } from './charts-assets';
 import { HTML_CSS } from './html-style';
+import { machineText } from './machine';
 
 export interface HtmlOptions {
   /** Gate name shown in the title (the action's `name` input). */
@@ -58,9 +59,9 @@ function comparisonTable(cs: Comparison[], ci: string): string {
     return `<tr><td>${h(metricDef(c.metric).label)}${c.gating ? ' ★' : ''}</td><td>${h(c.against === 'stored' ? 'stored baseline' : c.baselineLabel)}</td>`
       + `<td class="n">${h(num(c.baselineMedian, c.unit))}</td><td class="n">${h(num(c.candidateMedian, c.unit))}</td>`
       + `<td class="n ${cls}">${h(delta(c))}</td><td class="n">${h(nText(c))}</td><td class="n">${h(num(c.pAdjusted))}</td>`
-      + `<td class="t-${v}" title="${h(c.reason)}">${h(v)}${c.gating ? '' : ' (info)'}</td></tr>`;
+      + `<td class="t-${v}" title="${h(c.reason)}">${h(answerCell(c))}${c.gating ? '' : ' (info)'}</td></tr>`;
   }).join('');
-  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [${h(ci)}]</th><th>n</th><th>p (Holm)</th><th>Verdict</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table><thead><tr><th>Metric</th><th>Against</th><th>Baseline</th><th>Now</th><th>Δ [${h(ci)}]</th><th>n</th><th>p (Holm)</th><th>Answer</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The scenario's broker evidence, paired like the metrics (never gating); bold: the interval excludes 1. */
@@ -163,12 +164,12 @@ export function renderHtml(r: RunReport, o: HtmlOptions = {}): string {
   const errors = r.errors?.length ? `<section id="errors"><h2>Errors</h2><ul>${r.errors.map((e) => `<li><b>${h(e.scope)}</b>: ${h(e.message)}</li>`).join('')}</ul></section>` : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width,initial-scale=1"><title>${h(name)}: ${h(v)} (${h(r.createdAt)})</title>
+<meta name="viewport" content="width=device-width,initial-scale=1"><title>${h(name)}: ${h(ANSWER_WORD[runAnswer(r)])} (${h(r.createdAt)})</title>
 <style>${inlineSafe(assets.css)}</style><style>${HTML_CSS}</style></head>
 <body><main>
-<header><h1><span class="badge v-${v}">${h(v)}</span>${h(name)}: ${h(headlineText(r))}</h1>
+<header><h1><span class="badge v-${v}">${h(ANSWER_WORD[runAnswer(r)])}</span>${h(name)}: ${h(headlineText(r))}</h1>
 <div class="sub">${h(r.createdAt)} · preset ${h(r.preset)} · mode ${h(r.mode)} · ${h(r.repetitions)} repetitions · seed ${h(r.seed)} · ${h(r.durationSeconds)} s · ${valid} of ${r.trials.length} trials valid${runLink}</div>
-${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}${r.flameNote ? `<p>${h(r.flameNote)}</p>` : ''}
+${storedPowerText(r) ? `<p><b>${h(storedPowerText(r))}</b></p>` : ''}${sequentialText(r) ? `<p><b>${h(sequentialText(r))}</b></p>` : ''}${r.effectNote ? `<p><b>${h(r.effectNote)}</b></p>` : ''}${r.flameNote ? `<p>${h(r.flameNote)}</p>` : ''}${machineText(r) ? `<p>${h(machineText(r))}</p>` : ''}
 <p><b>Decided by:</b> ${h(r.decidedBy)}. <b>Rule:</b> ${h(ruleText(r.comparisons, r.sequential))}</p>
 <div class="key">${swatches}</div>
 <nav>${r.nightly ? '<a href="#nightly">nightly history</a>' : ''}${r.scenarios.map((s, i) => `<a href="#scenario-${i}">${h(s.id)}</a>`).join('')}<a href="#environment">environment</a>${errors ? '<a href="#errors">errors</a>' : ''}</nav></header>

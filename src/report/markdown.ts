@@ -3,11 +3,13 @@
 // unchanged collapsed, environment and decision rule, trend chart; never over GitHub's
 // 65,536-character limit). All user text goes through md().
 import { isRunScope } from '../compare/judge';
+import { machineText } from './machine';
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
 import { commentSafe, md } from './escape';
 import { fenced } from '../config/diff';
-import { ciLabel, delta, headlineText, nText, num, ruleText, sequentialText, storedPowerText, VERDICT_ICON } from './format';
+import { ANSWER_ICON, answerCell, answerIcon, ciLabel, delta, headlineText, nText, num, ruleText, runAnswer, sequentialText, storedPowerText } from './format';
+import { answerFor } from '../compare/compare';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { effectiveLines } from './effective';
 import { evidenceForRegressions, evidenceGaps } from './evidence';
@@ -27,14 +29,14 @@ export interface RenderOptions {
   trend?: string;
 }
 
-const header = (r: RunReport) => `| Scenario | Metric | Baseline | Now | Δ [${ciLabel(r)}] | n | Verdict |\n|---|---|--:|--:|--:|--:|---|`;
+const header = (r: RunReport) => `| Scenario | Metric | Baseline | Now | Δ [${ciLabel(r)}] | n | Answer |\n|---|---|--:|--:|--:|--:|---|`;
 
 function row(c: Comparison, report: RunReport): string {
   const def = metricDef(c.metric);
   const scenario = report.scenarios.find((s) => s.id === c.scenario);
   const against = c.against === 'stored' ? '' : ` vs ${md(c.baselineLabel)}`;
   const gate = c.gating ? '' : ' (info)';
-  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, md(c.unit))} | ${num(c.candidateMedian, md(c.unit))} | ${delta(c)} | ${nText(c)} | ${VERDICT_ICON[c.verdict]} ${c.verdict}${gate} |`;
+  return `| ${md(scenario?.id ?? c.scenario)}${against} | ${md(def.label)} | ${num(c.baselineMedian, md(c.unit))} | ${num(c.candidateMedian, md(c.unit))} | ${delta(c)} | ${nText(c)} | ${answerIcon(c)} ${answerCell(c)}${gate} |`;
 }
 
 function table(cs: Comparison[], report: RunReport): string {
@@ -42,7 +44,8 @@ function table(cs: Comparison[], report: RunReport): string {
 }
 
 function headline(r: RunReport, name: string): string {
-  return `## ${nothingToCompare(r) ? '📏' : VERDICT_ICON[r.verdict]} ${md(name)}: ${headlineText(r)}`;
+  // Comparison labels and scenario ids in the headline come from files: escaped.
+  return `## ${nothingToCompare(r) ? '📏' : ANSWER_ICON[runAnswer(r)]} ${md(name)}: ${md(headlineText(r))}`;
 }
 
 function environment(r: RunReport): string {
@@ -93,11 +96,12 @@ function runNotes(r: RunReport): string {
   return r.errors.filter((e) => isRunScope(e.scope)).map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '')
     + (seq ? `> ${md(seq)}\n` : '')
     + (r.effectNote ? `> ${md(r.effectNote)}\n` : '')
-    + (r.flameNote ? `> ${md(r.flameNote)}\n` : '');
+    + (r.flameNote ? `> ${md(r.flameNote)}\n` : '')
+    + (r.machine?.busy ? `> ${md(machineText(r)!)}\n` : ''); // a quiet machine: in the HTML report and the terminal
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
-  const regressions = r.comparisons.filter((c) => c.verdict === 'fail' || c.verdict === 'warn' || (c.verdict === 'inconclusive' && c.gating));
+  const regressions = r.comparisons.filter((c) => c.verdict === 'fail' || c.verdict === 'warn' || (answerFor(c) === 'undecided' && c.gating));
   const improvements = r.comparisons.filter((c) => !regressions.includes(c) && c.change === 'better');
   const rest = r.comparisons.filter((c) => !regressions.includes(c) && !improvements.includes(c));
   return { regressions, improvements, rest };

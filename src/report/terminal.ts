@@ -4,7 +4,7 @@
 // regression; and when colour is allowed on a stream.
 import type { Comparison, RunReport } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
-import { ciLabel, delta, headlineText, nText, num, sequentialText, storedPowerText } from './format';
+import { ANSWER_WORD, answerCell, ciLabel, delta, headlineText, nText, num, runAnswer, sequentialText, storedPowerText } from './format';
 import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { evidenceForRegressions } from './evidence';
 
@@ -31,9 +31,11 @@ function measuredTable(r: RunReport, c: (code: string, s: string) => string): st
 export function terminalTable(r: RunReport, color: boolean): string {
   const c = paint(color);
   const vc: Record<string, string> = { pass: '32', warn: '33', fail: '1;31', inconclusive: '2' };
-  const icon: Record<string, string> = { pass: '✔', warn: '!', fail: '✘', inconclusive: '?' };
   if (nothingToCompare(r)) return `${c('1', '= MEASURED')}  ${headlineText(r)}\n\n${measuredTable(r, c)}`;
-  const head = `${c(vc[r.verdict] ?? '0', `${icon[r.verdict] ?? '?'} ${String(r.verdict).toUpperCase()}`)}  ${headlineText(r)}: ${r.regressions} regression(s), ${r.improvements} improvement(s) — decided by ${r.decidedBy}`;
+  const answer = runAnswer(r);
+  const ac: Record<string, string> = { regression: '1;31', 'no-regression': r.verdict === 'warn' ? '33' : '32', undecided: '2' };
+  const ai: Record<string, string> = { regression: '✘', 'no-regression': r.verdict === 'warn' ? '!' : '✔', undecided: '?' };
+  const head = `${c(ac[answer], `${ai[answer]} ${ANSWER_WORD[answer].toUpperCase()}`)}  ${headlineText(r)} — decided by ${r.decidedBy}`;
   if (!r.comparisons.length) return `${head}\n`;
   const power = storedPowerText(r);
   const order = (x: Comparison) => (x.verdict === 'fail' ? 0 : x.verdict === 'warn' ? 1 : x.gating ? 2 : 3);
@@ -42,11 +44,11 @@ export function terminalTable(r: RunReport, color: boolean): string {
   const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
   const rows = cs.map((x) => [
     x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''), metricDef(x.metric).label + (x.gating ? ' ★' : ''),
-    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), nText(x), x.verdict + (x.gating ? '' : ' (info)'),
+    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), nText(x), answerCell(x) + (x.gating ? '' : ' (info)'),
   ]);
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
-  const header = ['Scenario', 'Metric', 'Baseline', 'Now', `Δ [${ciLabel(r)}]`, 'n', 'Verdict'];
+  const header = ['Scenario', 'Metric', 'Baseline', 'Now', `Δ [${ciLabel(r)}]`, 'n', 'Answer'];
   const { pad } = columns(header, rows, new Set([2, 3, 4, 5]));
   const body = rows.map((row, k) => {
     const x = cs[k];

@@ -69,6 +69,9 @@ interface ScenarioBase {
   gate: string[];
   /** Per-metric tolerance overrides, as a fraction (0.1 = 10 %). */
   tolerances: Record<string, number>;
+  /** Per-metric equivalence margin overrides (green once the CI's bad end is inside; never below
+   *  the tolerance; src/compare/margins.ts). */
+  margins?: Record<string, number>;
   /** File the spec came from and the line of each top-level field, for annotations. */
   file: string;
   lines: Record<string, number>;
@@ -250,6 +253,9 @@ export interface DockerTargetSpec {
   env: Record<string, string>;
   /** Container limits (docker --cpus / --memory), also making runs more repeatable. */
   cpus?: number;
+  /** docker --cpuset-cpus: the host CPUs the broker runs on (e.g. "1"), to keep it off the load
+   *  generator's core. */
+  cpuset?: string;
   memory?: string;
   /** rabbitmqctl / rabbitmqadmin lines run after boot, before trials. */
   setup: string[];
@@ -293,6 +299,51 @@ export interface TargetInfo {
   endpoints?: Partial<Record<ProtocolName, string>>;
   /** Which broker evidence this target provides (src/metrics/evidence.ts), and why not the rest. */
   evidence?: { sources: string[]; missing: Array<{ source: string; why: string }> };
+  /** Docker targets: what the gate started the containers with, and where each value came from
+   *  (src/broker/container-env.ts); secrets masked. */
+  declared?: Declared;
+}
+
+/** Where a value a container started with came from: the image (its ENV, or a file it ships), the
+ *  target file, the gate itself (cookie, node names, ports, its own plugins), or a scenario of the run. */
+export type ValueSource = 'image' | 'target' | 'gate' | 'scenario';
+
+/** One part of a declared value and where it came from (`where`: e.g. the image's rabbitmq-env.conf). */
+export interface DeclaredPart {
+  value: string;
+  from: ValueSource;
+  where?: string;
+}
+
+/** An environment variable of node 1's container: its value in parts (in order), and the values it
+ *  replaced (the image's, overridden by the target file or by the gate). */
+export interface DeclaredEnv {
+  name: string;
+  parts: DeclaredPart[];
+  replaced?: DeclaredPart[];
+}
+
+/** What a docker target's containers were started with. */
+export interface Declared {
+  env: DeclaredEnv[];
+  /** The enabled_plugins the gate wrote, each plugin with where it came from. */
+  plugins: Array<{ name: string; from: ValueSource }>;
+  /** The files in /etc/rabbitmq (relative paths): the image's kept, the target's, the gate's. */
+  files: Array<{ path: string; from: ValueSource; replaces?: boolean }>;
+}
+
+/** The Erlang VM of node 1 as it runs (docker targets: read in the node with `rabbitmqctl eval`). */
+export interface VmEffect {
+  /** The emulator flags as the node started (its own command line), in order, as written for
+   *  `erl`: "+S 2:1". Includes RabbitMQ's defaults (+P, +stbt, +sbwt, +MBas …). */
+  emulatorFlags: string[];
+  /** Each emulator flag's value in effect (later flags override earlier ones): {"+S": "2:1"}. */
+  flags: Record<string, string>;
+  /** The init flags (`-kernel net_ticktime 120`); the cookie, node name, ports and paths left out. */
+  initArgs: string[];
+  /** What the VM reports: OTP release, schedulers online and their bind type, busy wait, async
+   *  threads, process/port/atom limits, each allocator's strategy. */
+  info: Record<string, string>;
 }
 
 /** A target's configuration as read back from the broker, not as declared. */
@@ -307,6 +358,11 @@ export interface EffectiveConfig {
   vhost: string[];
   /** The node's `rabbit` application environment (docker targets), secrets masked. */
   node?: Record<string, string>;
+  /** The Erlang VM as it runs: emulator flags, schedulers, limits, allocators (docker targets). */
+  vm?: VmEffect;
+  /** The plugins actually running in node 1 (docker targets; `plugins` is what the management
+   *  API lists as enabled, which includes a plugin that failed to start or is not installed). */
+  activePlugins?: string[];
   /** sha256 over all of the above except per-instance values (ports, node names). */
   digest: string;
 }
@@ -386,6 +442,55 @@ export interface TrialResult {
   evidence?: Record<string, number>;
   /** The first trial of each scenario × target: its largest queue processes as the window closed. */
   topQueues?: TopQueue[];
+  /** How busy the machine was from the trial's start to its end (src/metrics/machine.ts). */
+  machine?: MachineLoad;
+}
+
+/** The machine's CPU over an interval (src/metrics/machine.ts): all of it, and what neither this
+ *  run's load generator nor its brokers used. Cores are averages over the interval. */
+export interface MachineLoad {
+  seconds: number;
+  /** Cores busy on the whole machine (/proc/stat, every CPU). */
+  busyCores: number;
+  /** Of those, used by other containers and processes than this run's generator and brokers. */
+  otherCores: number;
+  /** Shares of the machine's CPU time spent in steal (a hypervisor's other guests) and iowait. */
+  steal: number;
+  iowait: number;
+  /** Share of the interval in which some runnable task waited for a CPU (/proc/pressure/cpu),
+   *  where the kernel has PSI. */
+  cpuPressure?: number;
+  /** The other load's largest users. */
+  top?: LoadUser[];
+}
+
+/** Another container or process that used the machine's CPU during a run. */
+export interface LoadUser {
+  kind: 'container' | 'process';
+  /** A container's name, or a process's command name. */
+  name: string;
+  /** Processes counted under a process name. */
+  count?: number;
+  /** Cores, averaged over the interval. */
+  cores: number;
+}
+
+/** The machine around a run: at its start, over its trials, and the broker containers of other
+ *  runs it found (src/metrics/machine.ts, src/broker/cleanup.ts). */
+export interface MachineSummary {
+  cores: number;
+  /** Before this run's brokers started. */
+  start?: MachineLoad;
+  /** Over the trials: the other load's median and maximum (cores), the trials that ran on a busy
+   *  machine, and the other load's largest users averaged over all trials. */
+  trials?: { median: number; max: number; busy: number; of: number; top: LoadUser[] };
+  /** Other load of at least this many cores counts as a busy machine (a tenth of the cores). */
+  busyAbove: number;
+  busy: boolean;
+  /** Broker containers of other runs running when this run started (they take CPU and memory
+   *  from its measurements), and those removed because their run's process was gone. */
+  otherRuns?: string[];
+  removed?: string[];
 }
 
 /** Folded stacks of a profile: "scheduler;$gen_server2:handle_msg/2;…" → samples (src/metrics/flame.ts). */
@@ -413,6 +518,13 @@ export interface TopQueue {
 }
 
 export type Verdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
+/**
+ * What a gating metric (or a run) says in words (src/compare/compare.ts): 'regression' (red: the
+ * whole CI beyond the tolerance — verdict fail), 'no-regression' (green: the CI's bad end, a
+ * one-sided 95 % bound, inside the equivalence margin — "no regression of X % or more"; verdict
+ * pass, or warn for a significant slowdown within that bound), 'undecided' (grey: neither yet).
+ */
+export type Answer = 'regression' | 'no-regression' | 'undecided';
 export type Change = 'better' | 'worse' | 'same' | 'unknown';
 
 export interface Comparison {
@@ -435,6 +547,14 @@ export interface Comparison {
   pValue: number | null;
   pAdjusted: number | null;
   tolerance: number;
+  /** Equivalence margin (src/compare/margins.ts): green once the CI's bad end lies inside it.
+   *  Absent in reports written before it existed. */
+  equivalence?: number;
+  /** The CI's bad end as a fraction in the bad direction (0.062: "no regression of 6.2 % or more"
+   *  can be claimed; negative: better even at the bad end); null without a CI. */
+  bound?: number | null;
+  /** The answer this comparison gives (absent in older reports: derived from verdict). */
+  answer?: Answer;
   change: Change;
   verdict: Verdict;
   /** The decision rule and why it gave this verdict, in one sentence. */
@@ -485,6 +605,8 @@ export interface RunReport {
   effectNote?: string;
   effectDiff?: string[];
   verdict: Verdict;
+  /** The run's answer from its gating comparisons (absent in older reports). */
+  answer?: Answer;
   regressions: number;
   improvements: number;
   errors: RunError[];
@@ -493,8 +615,37 @@ export interface RunReport {
   anchor?: BrokerAnchor;
   /** A group-sequential same-run A/B: its looks and where each scenario stopped. */
   sequential?: SequentialSummary;
+  /** How busy the machine was at the start and during the trials. */
+  machine?: MachineSummary;
+  /** A run that stopped early (interrupted, time limit): what `run --resume DIR` needs to go on. */
+  resume?: ResumeRecord;
+  /** A resumed run: each resumption, with the trials it kept from before. */
+  resumed?: Array<{ at: string; kept: number }>;
   /** A nightly run (mode: nightly): the history's series with their change points. */
   nightly?: NightlySummary;
+}
+
+/**
+ * What resuming a run that stopped early needs besides its trials, scenarios, seed and targets:
+ * the targets as they were given (before an anchored reference was added), secrets masked (env
+ * values of secret-looking names as "***", URL passwords as ***), and the options that shape
+ * its plan and trials.
+ */
+export interface ResumeRecord {
+  candidate: TargetSpec;
+  reference?: TargetSpec;
+  freezeIdle: boolean;
+  anchor: boolean;
+  failFast: boolean;
+  flameGraph: boolean;
+  /** The stored baseline file a CLI run read (set by the CLI). */
+  baselineFile?: string;
+  targetNote?: string;
+  targetDiff?: string;
+  /** Trials planned when it stopped. */
+  planned: number;
+  /** The order of the trial the stop cut short (run again on resume). */
+  cut?: number;
 }
 
 /** How a sequential A/B went (src/compare/sequential.ts). */
@@ -505,8 +656,9 @@ export interface SequentialSummary {
   level: number;
   /** The gating metrics of the whole selection (Bonferroni factor; shards share it). */
   family: number;
-  /** Futility margin: a scenario also stopped once its CIs ruled out a regression this large. */
-  futility: number;
+  /** Reports before the equivalence margins (src/compare/margins.ts) took its place: one futility
+   *  margin for every metric. */
+  futility?: number;
   /** scenario id → the pairs it ran when it stopped (decided, or at the cap). */
   stopped: Record<string, number>;
   /** The fixed design's pairs this replaces, and the trial time saved against it (negative: spent). */
@@ -521,7 +673,7 @@ export interface SequentialSummary {
  * The broker a baseline's trials ran on, recorded by `refresh` so that a later `check` can start
  * it again next to its candidate and decide by a same-run A/B (src/broker/anchor.ts).
  */
-export interface BrokerAnchor extends Pick<DockerTargetSpec, 'image' | 'nodes' | 'env' | 'cpus' | 'memory' | 'setup' | 'network'> {
+export interface BrokerAnchor extends Pick<DockerTargetSpec, 'image' | 'nodes' | 'env' | 'cpus' | 'cpuset' | 'memory' | 'setup' | 'network'> {
   // `image` is as the target declared it (a tag may move later); in `env`, values of
   // secret-looking names are stored as "***" and replaced by fresh random values when the
   // broker is started again.

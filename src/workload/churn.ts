@@ -8,6 +8,7 @@ import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { ChurnScenario, ChurnSpec } from '../schema/types';
 import { CHURN_METRIC } from '../metrics/definitions';
 import { newHistogram, encode, percentileMetrics } from '../metrics/histogram';
+import { round2 } from '../metrics/recorder';
 import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './clock';
 import { ClientPool, generatorLoad, sleep } from './pool';
@@ -80,7 +81,7 @@ export async function runChurn(spec: ChurnScenario, amqpUrl: string, signal?: Ab
     measuring = false;
     const load = selfLoad.stop();
     const metrics: Record<string, number> = {
-      [CHURN_METRIC[c.object]]: Math.round((inWindow / spec.durationSeconds) * 100) / 100,
+      [CHURN_METRIC[c.object]]: round2(inWindow / spec.durationSeconds),
       ...percentileMetrics('churn_op_latency', latency),
     };
     const invalid = errors.length ? errors.join('; ') : signal?.aborted ? STOP.cancelled : undefined;

@@ -7,7 +7,7 @@
 import { belowTargetRate, STOP } from './stop-reasons';
 import type { Channel } from 'amqplib';
 import type { PhaseSpec, PhasesScenario, WorkloadParams } from '../schema/types';
-import { SeriesSampler, TrialRecorder } from '../metrics/recorder';
+import { round2 as round, SeriesSampler, TrialRecorder } from '../metrics/recorder';
 import { encode, percentileMetrics } from '../metrics/histogram';
 import { SelfLoad } from '../metrics/selfload';
 import { nowMs } from './clock';
@@ -20,7 +20,6 @@ import type { WorkloadResult } from './types';
 
 /** A drain still running after this long makes the trial invalid (it stays inside the trial's time limit). */
 export const DRAIN_LIMIT_SECONDS = 60;
-const round = (x: number) => Math.round(x * 100) / 100;
 
 interface Ctx {
   spec: PhasesScenario;

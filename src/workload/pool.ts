@@ -4,9 +4,10 @@
 // connections and channels (PerfTest's one connection per client), bounded clean-up, queue depth
 // via passive declares, and the generator-load record. The hot path itself is producer.ts and
 // consumer.ts; when fixed-rate producers start is scheduler.ts' business.
+import { setTimeout as sleep } from 'node:timers/promises';
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import type { GeneratorLoad, WorkloadParams } from '../schema/types';
-import type { TrialRecorder } from '../metrics/recorder';
+import { round2 as round, type TrialRecorder } from '../metrics/recorder';
 import { isSaturated, type SaturationThresholds, type SelfLoadSample } from '../metrics/selfload';
 import { Consumer } from './consumer';
 import { compactHeap } from './memory';
@@ -15,7 +16,8 @@ import { routingKeyFor } from './topology';
 import { decidedWirePath } from './wire-check';
 
 export const OPEN_CONCURRENCY = 32;
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Waits `ms`: Node's promise timer, the one sleep every runner uses. */
+export { sleep };
 
 export function connectUrl(amqpUrl: string): string {
   const u = new URL(amqpUrl);
@@ -150,7 +152,6 @@ export async function readyDepth(ch: Channel, queues: string[]): Promise<number>
  * protocol scenario, `client` names its library instead (its load is not the AMQP 0-9-1 path's).
  */
 export function generatorLoad(s: SelfLoadSample, seconds: number, operations: number, thresholds?: SaturationThresholds, client?: string): GeneratorLoad {
-  const round = (x: number) => Math.round(x * 100) / 100;
   const amqpPath = client ? undefined : decidedWirePath()?.path;
   return {
     cpuMicrosPerMessage: round(s.cpuMicros / Math.max(operations, 1)),

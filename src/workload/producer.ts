@@ -13,9 +13,15 @@ import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
 import { nowMs } from './clock';
-import type { RateScheduler } from './scheduler';
 import { publishTransport, type ConfirmSink, type PublishSetup, type PublishTransport } from './transport';
 import { float64s, uint8s } from './wire';
+
+/** What a fixed-rate producer returns to after catching up: the scheduler's wheel
+ *  (scheduler.ts' RateScheduler; declared here so that the scheduler imports the producer, not
+ *  the other way round). */
+export interface Wheel {
+  file(p: Producer): void;
+}
 
 /** Most bytes one pump round encodes before writing and yielding to the event loop. */
 const BATCH_BYTES = 64 * 1024;
@@ -35,7 +41,7 @@ export class Producer implements ConfirmSink {
   private readonly perBatch: number;
   /** Fixed-rate mode: ms between messages, and the wheel to return to after catching up. */
   private interval = 0;
-  private wheel?: RateScheduler;
+  private wheel?: Wheel;
   // Confirm ring, indexed by delivery tag & mask: send time and whether the tag is settled.
   private readonly mask: number;
   private readonly times: Float64Array;
@@ -97,7 +103,7 @@ export class Producer implements ConfirmSink {
    * publishDue when one is due. The batch buffer is sized for what one 10 ms tick usually sends,
    * so thousands of slow producers hold a few hundred bytes each.
    */
-  startScheduled(firstDue: number, intervalMs: number, wheel?: RateScheduler): void {
+  startScheduled(firstDue: number, intervalMs: number, wheel?: Wheel): void {
     this.running = true;
     this.scheduled = true;
     this.nextDue = firstDue;

@@ -7,6 +7,7 @@
 import amqp from 'amqplib';
 import type { ScenarioKind, ScenarioSpec, SetupSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
+import { round2 as round } from '../metrics/recorder';
 import { runChurn } from './churn';
 import { runImport } from './definitions-import';
 import { runPhases } from './phases';
@@ -76,7 +77,6 @@ async function applySetup(setup: SetupSpec, amqpUrl: string, ctx: TrialContext):
   }
 }
 
-const round = (x: number) => Math.round(x * 100) / 100;
 
 async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
   const pool = new ClientPool(amqpUrl, { error: () => undefined });

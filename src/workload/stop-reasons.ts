@@ -3,6 +3,8 @@
 // (the AMQP 0-9-1 engine, phases, the protocol engine) ranks them the same way. The watchdog's
 // "stalled: …" and a trial's time limit carry their figures and are built where they are detected
 // (watchdog.ts, trial.ts).
+import { round2 as round } from '../metrics/recorder';
+
 export const STOP = {
   /** Any abort the runner itself cannot explain; trial.ts replaces it with the caller's reason. */
   cancelled: 'trial was cancelled',
@@ -10,8 +12,6 @@ export const STOP = {
 
 /** Fixed-rate producers must reach this share of their target rate for a trial to count. */
 export const MIN_RATE_SHARE = 0.95;
-
-const round = (x: number) => Math.round(x * 100) / 100;
 
 /** Why a fixed-rate trial does not count (its producers fell short of the target), or undefined. */
 export function belowTargetRate(achieved: number, target: number): string | undefined {

@@ -30,12 +30,16 @@ const WIND_DOWN_MS = 10_000;
 /** Bound on deleting the trial's vhost (a hung broker must not hold the run). */
 const CLEANUP_MS = 10_000;
 
+/** The reason a run's signal was aborted with, in words ("the run was interrupted", the time
+ *  limit's sentence), or "the run was cancelled" when it carries none. */
+export function abortReason(signal: AbortSignal): string {
+  const r = signal.reason as { name?: string; message?: string } | undefined;
+  return r?.message && r.name !== 'AbortError' && r.name !== 'TimeoutError' ? r.message : 'the run was cancelled';
+}
+
 /** Why a trial was stopped, in words: its own limit, or the reason the caller aborted with. */
 function stopReason(own: AbortSignal, ownLimitS: number, caller?: AbortSignal): string {
-  if (caller?.aborted) {
-    const r = caller.reason as { name?: string; message?: string } | undefined;
-    return r?.message && r.name !== 'AbortError' && r.name !== 'TimeoutError' ? r.message : 'the run was cancelled';
-  }
+  if (caller?.aborted) return abortReason(caller);
   return own.aborted ? `trial exceeded its time limit of ${ownLimitS} s` : STOP.cancelled;
 }
 

@@ -26,6 +26,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-anchor-'));
 const file = join(tmp, 'baseline.json');
 const scenario = ['--scenarios', 'one_fast', '--warmup', '1'];
 const short = [...scenario, '--seed', '5'];
+/** For the runs whose assertions are about targets and notes, not rates: 0.5 + 1 s trials. */
+const quick = ['--scenarios', 'one_fast', '--warmup', '0.5', '--seed', '5'];
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: tmp, encoding: 'utf8', timeout: 400_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env } });
@@ -139,7 +141,7 @@ describe('anchored baseline', () => {
   it('a moved tag: the same tag now names 4.0.5, so the new image is A/B\'d against the old one', () => {
     expect(docker('tag', NEW, FLOATING).status).toBe(0);
     try {
-      const { report, stderr } = check(['--image', FLOATING, '--repetitions', '2', '--duration', '2']);
+      const { report, stderr } = check(['--image', FLOATING, '--repetitions', '2', '--duration', '1'], {}, quick);
       expect(report.targets.map((t) => t.id), stderr).toEqual(['candidate', ANCHOR_ID]);
       expect(report.targetNote).toContain(`${FLOATING} names another image than at the refresh (${imageId(OLD).slice(7, 19)} → ${imageId(NEW).slice(7, 19)})`);
       const version = (id: string) => report.targets.find((t) => t.id === id)!.rabbitmqVersion;
@@ -154,17 +156,17 @@ describe('anchored baseline', () => {
     const b: Baseline = JSON.parse(readFileSync(file, 'utf8'));
     const gone = join(tmp, 'gone.json');
     writeFileSync(gone, JSON.stringify({ ...b, anchor: { ...b.anchor, imageId: `sha256:${'0'.repeat(64)}` } }));
-    const url = ['--broker-url', AMQP_URL, '--repetitions', '2', '--duration', '2'];
-    const a = cli(['run', ...short, ...url, '--baseline-file', gone, '--json', '--out', join(tmp, 'out')]);
+    const url = ['--broker-url', AMQP_URL, '--repetitions', '2', '--duration', '1'];
+    const a = cli(['run', ...quick, ...url, '--baseline-file', gone, '--json', '--out', join(tmp, 'out')]);
     const r1: RunReport = JSON.parse(a.stdout);
     expect(r1.targetNote).toMatch(/the baseline's image is gone \(rabbitmq-perf-gate\/rabbitmq:anchored-test was [0-9a-f]{12} at the refresh; it is a local image no longer on this runner\): compared with the baseline's stored trials/);
     expect(r1.decidedBy).toMatch(/^stored baseline \(may warn, never fail: .*CPU/);
     expect(r1.targets.map((t) => t.id)).toEqual(['candidate']);
     expect(a.stderr).toMatch(/Stored baseline: the baseline's image is gone/);
-    const { report: r2 } = check(url, { DOCKER_HOST: `unix://${join(tmp, 'no-docker.sock')}` });
+    const { report: r2 } = check(url, { DOCKER_HOST: `unix://${join(tmp, 'no-docker.sock')}` }, quick);
     expect(r2.targetNote).toMatch(/could not be started: the Docker daemon is not reachable .*: compared with the baseline's stored trials/);
     expect(r2.decidedBy).toMatch(/^stored baseline/);
-    const r3 = check([...url, '--no-anchor']).report;
+    const r3 = check([...url, '--no-anchor'], {}, quick).report;
     expect(r3.targetNote ?? '').not.toMatch(/baseline's broker/);
     expect(r3.decidedBy).toMatch(/^stored baseline/);
   });

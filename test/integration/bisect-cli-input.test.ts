@@ -1,6 +1,6 @@
 // The bundled CLI's bisect and steps commands on bad input (exit 2, one line on stderr naming the
 // option, no stack trace, no broker started) and `steps` on the history real nightly runs wrote
-// (bench/results/nightly-history-2026-11-27.json: its one step, with the nights around it).
+// (bench/results/nightly-history/nightly-history-2026-11-27.json: its one step, with the nights around it).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -43,12 +43,12 @@ describe('bisect and steps on the command line', () => {
   });
 
   it('steps on the recorded history: its one step, a regression, with the nights around it', () => {
-    const r = cli(['steps', join(ROOT, 'bench/results/nightly-history-2026-11-27.json')]);
+    const r = cli(['steps', join(ROOT, 'bench/results/nightly-history/nightly-history-2026-11-27.json')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Nightly history: 34 nights');
     expect(r.stdout).toMatch(/\*\*1 new step\*\*/);
     expect(r.stdout).toContain('🔴');
-    const json = JSON.parse(cli(['steps', join(ROOT, 'bench/results/nightly-history-2026-11-27.json'), '--json']).stdout);
+    const json = JSON.parse(cli(['steps', join(ROOT, 'bench/results/nightly-history/nightly-history-2026-11-27.json'), '--json']).stdout);
     expect(json.newSteps).toHaveLength(1);
     expect(json.series[0].points).toHaveLength(34);
   });

@@ -68,6 +68,15 @@ describe('bundled CLI', () => {
     expect(cli(['help']).stdout).toBe(r.stdout);
   });
 
+  it('--version: the package version alone; with a command it is a usage error', () => {
+    const r = cli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    const bad = cli(['list', '--version']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --version does not apply to "list" (see "rabbitmq-perf-gate --help")\n');
+  });
+
   it('list: presets and scenarios, as text and as JSON', () => {
     const r = cli(['list']);
     expect(r.code).toBe(0);
@@ -130,7 +139,7 @@ describe('bundled CLI', () => {
     const md = cli(['compare', 'new.json', 'old.json']);
     expect(md.code, md.stderr).toBe(1);
     expect(md.stdout).toContain('| Scenario | Metric |');
-    expect(md.stdout).toMatch(/\| consumed \| .* ❌ fail \|/);
+    expect(md.stdout).toMatch(/\| consumed \| .* ❌ regression \|/);
     const j: RunReport = JSON.parse(cli(['compare', 'new.json', 'old.json', '--json']).stdout);
     expect(j.verdict).toBe('fail');
     expect(j.targets.map((t) => t.id)).toEqual(['candidate', 'reference']);
@@ -184,10 +193,10 @@ describe('bundled CLI', () => {
   it.skipIf(!hasScript)('on a terminal: coloured table; NO_COLOR keeps the table without colour', () => {
     const c = tty(['compare', 'new.json', 'old.json']);
     expect(c.code).toBe(1);
-    expect(c.out).toMatch(/\x1b\[1;31m✘ FAIL/);
-    expect(c.out).toMatch(/Scenario\s+Metric\s+Baseline\s+Now\s+Δ \[90 % CI\]\s+n\s+Verdict/);
+    expect(c.out).toMatch(/\x1b\[1;31m✘ REGRESSION/);
+    expect(c.out).toMatch(/Scenario\s+Metric\s+Baseline\s+Now\s+Δ \[90 % CI\]\s+n\s+Answer/);
     const plain = tty(['compare', 'new.json', 'old.json'], { NO_COLOR: '1' });
-    expect(plain.out).toContain('✘ FAIL');
+    expect(plain.out).toContain('✘ REGRESSION');
     expect(plain.out).not.toContain('\x1b[');
   });
 

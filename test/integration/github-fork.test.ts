@@ -96,7 +96,7 @@ describe('fork pull request, then the workflow_run comment step', () => {
     const body = ours().body;
     expect(body.startsWith(MARKER)).toBe(true);
     expect(body).toMatch(/^## (✅|⚠️|❔|❌) rabbitmq-perf-gate: /m);
-    expect(body).toContain('| Scenario | Metric | Baseline | Now | Δ [90 % CI] | n | Verdict |');
+    expect(body).toContain('| Scenario | Metric | Baseline | Now | Δ [90 % CI] | n | Answer |');
     expect(body).toMatch(/\| 5\+5 \|/);
     expect(body).toContain('**Decided by:**');
     expect(body).toContain('**Runner fingerprint:**');

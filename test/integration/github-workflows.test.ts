@@ -1,7 +1,10 @@
 // The shipped workflow files (docs/workflows/*.yml and the repository's own .github/workflows/)
 // are valid YAML, use only inputs and modes action.yml declares, hand the fork's artifact from
 // the pull_request run to the workflow_run step under one name, and never give the fork's code a
-// write token (the workflow_run job checks out the default branch only).
+// write token (the workflow_run job checks out the default branch only). The templates lead with
+// the strong paths: every measuring step starts its brokers (an image, a target file) unless the
+// file says it is the second choice and what that can detect; docs/workflows.md lists each file.
+// The dependency update configuration covers npm and the workflows' actions.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,9 +21,11 @@ const ours = (s: any) => s.uses === './' || /^rabbitmq-perf-gate\/rabbitmq-perf-
 describe('shipped workflows', () => {
   it('exist: every example and the repository’s own ci, perf and perf-comment', () => {
     expect(files).toEqual(expect.arrayContaining([
-      'docs/workflows/perf.yml', 'docs/workflows/perf-comment.yml', 'docs/workflows/perf-dispatch.yml',
-      'docs/workflows/perf-refresh.yml', 'docs/workflows/perf-sharded.yml',
+      'docs/workflows/perf.yml', 'docs/workflows/perf-target.yml', 'docs/workflows/perf-comment.yml',
+      'docs/workflows/perf-dispatch.yml', 'docs/workflows/perf-refresh.yml', 'docs/workflows/perf-sharded.yml',
+      'docs/workflows/perf-stored.yml',
       '.github/workflows/ci.yml', '.github/workflows/perf.yml', '.github/workflows/perf-comment.yml',
+      '.github/workflows/release.yml',
     ]));
   });
 
@@ -37,13 +42,15 @@ describe('shipped workflows', () => {
   }
 
   for (const dir of ['docs/workflows', '.github/workflows']) {
-    it(`${dir}: the workflow_run step posts the pull_request run's artifact, and never checks out the fork`, () => {
-      const pr = load(`${dir}/perf.yml`);
+    it(`${dir}: the workflow_run step posts the pull_request runs' artifact, and never checks out the fork`, () => {
       const comment = load(`${dir}/perf-comment.yml`);
-      expect(comment.on.workflow_run.workflows).toEqual([pr.name]);
-      const uploaded = steps(pr).find((s: any) => /upload-artifact/.test(s.uses)).with.name;
       const download = steps(comment).find((s: any) => /download-artifact/.test(s.uses));
-      expect(download.with.name).toBe(uploaded);
+      // Every pull-request workflow of the folder that uploads what the comment step downloads
+      // (the alternatives a user picks one of) is one it listens to.
+      const prs = files.filter((f) => f.startsWith(`${dir}/`)).map(load)
+        .filter((wf) => wf.on?.pull_request !== undefined && steps(wf).some((s: any) => /upload-artifact/.test(s.uses) && s.with?.name === download.with.name));
+      expect(prs.length).toBeGreaterThan(0);
+      for (const pr of prs) expect(comment.on.workflow_run.workflows).toContain(pr.name);
       expect(download.with['run-id']).toBe('${{ github.event.workflow_run.id }}');
       const post = steps(comment).find(ours);
       expect(post.with.mode).toBe('comment');
@@ -54,6 +61,69 @@ describe('shipped workflows', () => {
       expect(steps(comment).some((s: any) => s.run)).toBe(false);
     });
   }
+
+  const templates = files.filter((f) => f.startsWith('docs/workflows/'));
+  for (const f of templates) {
+    it(`${f}: measures on the strong path, or says it is the second choice and what it can detect`, () => {
+      const text = readFileSync(join(ROOT, f), 'utf8');
+      const wf = load(f);
+      // No strong path left as a commented-out line to uncomment.
+      expect(text).not.toMatch(/^\s*#\s*(broker-image|baseline-image|target|baseline-target):/m);
+      for (const job of Object.values(wf.jobs as Record<string, any>)) {
+        for (const s of (job.steps ?? []).filter(ours).filter((s: any) => ['check', 'refresh'].includes(s.with?.mode ?? 'check'))) {
+          if (s.with?.['broker-url'] !== undefined || job.services) {
+            expect(text).toMatch(/^# Second choice/m);
+            expect(text).toMatch(/−25 %/);
+            expect(text).toMatch(/can only warn/);
+          } else {
+            // The action starts the brokers: an image, a named target file, or the repository's
+            // target file (no broker input at all, which the file's header explains).
+            expect(s.with?.['broker-image'] || s.with?.target || /target file/.test(text), `${f}: ${JSON.stringify(s.with)}`).toBeTruthy();
+          }
+        }
+      }
+    });
+  }
+
+  it('docs/workflows.md lists every template, and docs-workflows.test.ts runs each', () => {
+    const doc = readFileSync(join(ROOT, 'docs/workflows.md'), 'utf8');
+    const run = readFileSync(join(ROOT, 'test/integration/docs-workflows.test.ts'), 'utf8');
+    for (const f of templates) {
+      expect(doc).toContain(`](${f.replace('docs/', '')})`);
+      expect(run).toContain(`'${f}'`);
+    }
+  });
+
+  it('.github/dependabot.yml: weekly updates of the npm packages and of the workflows\' actions', () => {
+    const d = parse(readFileSync(join(ROOT, '.github/dependabot.yml'), 'utf8'));
+    expect(d.version).toBe(2);
+    const by = Object.fromEntries(d.updates.map((u: any) => [u['package-ecosystem'], u]));
+    expect(Object.keys(by).sort()).toEqual(['github-actions', 'npm']);
+    for (const u of d.updates) {
+      expect(u.directory).toBe('/');
+      expect(['daily', 'weekly', 'monthly']).toContain(u.schedule.interval);
+      expect(Object.keys(u).every((k) => ['package-ecosystem', 'directory', 'schedule', 'groups', 'ignore', 'labels', 'commit-message', 'open-pull-requests-limit'].includes(k))).toBe(true);
+    }
+    // The runtime of a node24 action stays Node 24: no major update of the node package.
+    expect(by.npm.ignore).toContainEqual({ 'dependency-name': 'node', 'update-types': ['version-update:semver-major'] });
+    expect(readFileSync(join(ROOT, 'action.yml'), 'utf8')).toMatch(/using: node24/);
+  });
+
+  it('release.yml: from the run form on the default branch, scripts/release.mjs tags, the notes become the release, npm gets the tag', () => {
+    const wf = load('.github/workflows/release.yml');
+    expect(Object.keys(wf.on)).toEqual(['workflow_dispatch']);
+    expect(wf.on.workflow_dispatch.inputs.version.required).toBe(true);
+    expect(wf.jobs.release.if).toBe('github.ref_name == github.event.repository.default_branch');
+    expect(wf.jobs.release.permissions).toEqual({ contents: 'write' });
+    const runs = wf.jobs.release.steps.filter((s: any) => s.run).map((s: any) => s.run).join('\n');
+    expect(runs).toContain('node scripts/release.mjs "$VERSION" --notes-file "$RUNNER_TEMP/notes.md"');
+    expect(runs).toMatch(/gh release create "v\$\{VERSION#v\}" --verify-tag .*--notes-file "\$RUNNER_TEMP\/notes\.md"/);
+    expect(wf.jobs.release.steps.find((s: any) => /checkout/.test(s.uses)).with['fetch-depth']).toBe(0);
+    expect(wf.jobs.npm.needs).toBe('release');
+    expect(wf.jobs.npm.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    expect(wf.jobs.npm.steps.find((s: any) => /checkout/.test(s.uses)).with.ref).toBe('${{ needs.release.outputs.tag }}');
+    expect(readFileSync(join(ROOT, 'scripts/release.mjs'), 'utf8')).toContain("default: 'npm run -s bundle'");
+  });
 
   it('action.yml descriptions hold no expressions', () => {
     expect(readFileSync(join(ROOT, 'action.yml'), 'utf8')).not.toMatch(/description:.*\$\{\{/);

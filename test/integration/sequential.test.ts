@@ -5,7 +5,9 @@
 // first look and the rest of the cap's rounds never run; with fail-fast (the default) a second
 // scenario stops at that look too, whatever it showed; the report says where each stopped, at
 // which level, whose fail ended the run, and what it cost against the fixed design. (The fixed
-// design with --repetitions: every other A/B test, e.g. anchored-baseline.test.ts.)
+// design with --repetitions: every other A/B test, e.g. anchored-baseline.test.ts.) An A/A of
+// the same image ends green, its headline naming the bound it reached; the red run's headline
+// names what regressed.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +35,7 @@ describe('group-sequential A/B', () => {
     expect(r.code, r.stderr).toBe(1);
     const report: RunReport = JSON.parse(r.stdout);
     expect(r.stderr).toMatch(/Running 48 trials .*group-sequential: each scenario judged after 8, 10, 12 pairs/);
-    expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate fail; its remaining rounds are skipped/);
+    expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate regression; its remaining rounds are skipped/);
     // Fail-fast: one_one_one (decided at 8 or not) runs no round past the look one_fast failed at.
     expect(report.trials).toHaveLength(32);
     expect(report.sequential).toMatchObject({ looks: [8, 10, 12], family: 2, stopped: { one_fast: 8, one_one_one: 8 } });
@@ -56,6 +58,33 @@ describe('group-sequential A/B', () => {
     const ci = `${(100 * (1 - 2 * report.sequential!.level)).toFixed(1)} % CI`;
     expect(summary).toContain(`| Δ [${ci}] |`);
     expect(summary).not.toContain('90 % CI');
+    expect(report.answer).toBe('regression');
+    expect(summary.split('\n')[0]).toMatch(/^## ❌ rabbitmq-perf-gate: regression: one\\_fast consumed −\d+\.\d % \\\[−\d+\.\d, −\d+\.\d\\\].* — beyond the 5 % tolerance$/);
+  }, 300_000);
+
+  it('an A/A of one image ends green: "no regression of X % or more", X the bound its CI reached', () => {
+    // Green needs the CI's bad end inside the 10 % margin: on a busy runner one_fast's pairs can
+    // vary by 10 % or more, so a run that reaches the cap still grey is run once more (a true
+    // A/A never ends red: asserted on every run).
+    let report: RunReport | undefined;
+    let out = '';
+    for (let attempt = 1; attempt <= 2 && report?.answer !== 'no-regression'; attempt++) {
+      out = `aa-${attempt}`;
+      const r = cli(['run', '--scenarios', 'one_fast', '--image', OLD, '--broker-label', 'head', '--baseline-image', OLD, '--looks', '8,10,12,16,24',
+        '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json', '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      report = JSON.parse(r.stdout) as RunReport;
+      expect(report.answer, r.stderr).not.toBe('regression');
+    }
+    expect(report!.answer).toBe('no-regression');
+    const c = report!.comparisons.find((x) => x.gating)!;
+    expect(c.answer).toBe('no-regression');
+    expect(c.bound, JSON.stringify(c)).toBeTypeOf('number');
+    expect(c.bound!).toBeLessThanOrEqual(0.1);
+    const x = (Math.ceil(Math.max(0, c.bound!) * 1000 - 1e-6) / 10).toFixed(1);
+    const summary = readFileSync(join(tmp, out, 'summary.md'), 'utf8');
+    expect(summary.split('\n')[0]).toBe(`## ✅ rabbitmq-perf-gate: no regression of ${x} % or more`);
+    expect(summary).toMatch(/\| ✅ no regression ≥ \d+\.\d % \|/);
   }, 300_000);
 
   it('--looks that are not increasing pair counts: one clear error', () => {

@@ -123,22 +123,24 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
   }));
   writeFileSync(join(dir, 'defs.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'config:', '  - definitions.json', ''].join('\n'));
 
-  for (const [file, policy] of [['setup.yml', 'cqv2'], ['defs.yml', 'cqv2-defs']]) {
-    it(`${file}: the trial vhosts inherit ${policy}`, async () => {
-      const r = await cli(['run', '--scenarios', 'one_fast', '--target', file, '--repetitions', '1', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json', '--out', `out-${file}`], {}, dir);
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(new RegExp(`trial vhosts inherit from vhost /: policies ${policy}\\b`));
-      const report = JSON.parse(r.stdout);
-      expect(report.trials.every((t: any) => t.valid)).toBe(true);
+  // Both files in one same-run A/B: two brokers booted side by side, each trial vhost checked on its own target.
+  it('setup.yml and defs.yml: the trial vhosts of each inherit its policy (cqv2, cqv2-defs)', async () => {
+    const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'setup.yml', '--baseline-target', 'defs.yml', '--repetitions', '1', '--duration', '1', '--warmup', '0.5',
+      '--baseline-file', 'none.json', '--json', '--out', 'out-targets'], {}, dir);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.trials.every((t: any) => t.valid)).toBe(true);
+    const summary = readFileSync(join(dir, 'out-targets', 'summary.md'), 'utf8');
+    for (const [id, policy] of [['candidate', 'cqv2'], ['baseline', 'cqv2-defs']]) {
+      expect(r.stderr).toMatch(new RegExp(`trial vhosts inherit from vhost /: policies ${policy}(;|$)`, 'm'));
       // Read back from the broker after the window: the trial's queue ran as a v2 classic queue
       // under that policy, and every report format says so.
-      expect(report.trials[0].queues).toEqual([expect.objectContaining({ type: 'classic', version: 2, policy, definition: { 'queue-version': 2 } })]);
-      expect(report.targets[0].effective.vhost).toEqual([expect.stringMatching(new RegExp(`^policy ${policy}: pattern \\.\\*, apply-to queues`))]);
-      const summary = readFileSync(join(dir, `out-${file}`, 'summary.md'), 'utf8');
+      expect(report.trials.find((t: any) => t.target === id).queues).toEqual([expect.objectContaining({ type: 'classic', version: 2, policy, definition: { 'queue-version': 2 } })]);
+      expect(report.targets.find((t: any) => t.id === id).effective.vhost).toEqual([expect.stringMatching(new RegExp(`^policy ${policy}: pattern \\.\\*, apply-to queues`))]);
       expect(summary).toContain(`queues of one\\_fast: 1 × classic v2, policy ${policy}, \\{"queue-version":2\\}`);
-      expect(r.stderr).not.toMatch(/is in effect on no queue/);
-    }, 240_000);
-  }
+    }
+    expect(r.stderr).not.toMatch(/is in effect on no queue/);
+  }, 240_000);
 
   it('a policy whose pattern matches no queue of the scenarios: one warning naming it', async () => {
     writeFileSync(join(dir, 'nomatch.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'setup:',

@@ -150,7 +150,7 @@ describe('a broker with 2 KB socket buffers (3.10.8 container)', () => {
 });
 
 // The frame tap against amqplib's own decoder, on real bytes: a recording proxy captures what the
-// broker sends (connection and channel set-up, deliveries with 100 B, 20 kB and 300 kB bodies,
+// broker sends (connection and channel set-up, deliveries with 100 B, 5 kB and 12 kB bodies,
 // publisher acks and nacks, heartbeats every second, a channel.close for a missing queue); each
 // stream is then replayed offline, cut at random boundaries (and byte by byte), through a tap on
 // a stand-in with amqplib's real Connection prototype. What the tap takes must be exactly the
@@ -218,15 +218,17 @@ describe('frame tap replay of captured broker streams', () => {
     cleanup.push(v.drop);
     const proxy = await startChunkingProxy(target, 11, true);
     cleanup.push(proxy.close);
-    const url = `${proxy.via(v.url)}?frameMax=131072&heartbeat=1`;
+    // frameMax 8192 (a body over it takes two frames) keeps the stream small: every byte crosses
+    // the proxy in 1–64 byte pieces, and 140 kB bodies at 131072 took half a minute to get through.
+    const url = `${proxy.via(v.url)}?frameMax=8192&heartbeat=1`;
     const c = await amqp.connect(url);
     c.on('error', () => undefined);
     const setup = await c.createChannel();
     await setup.assertQueue('capped', { arguments: { 'x-max-length': 45, 'x-overflow': 'reject-publish' } });
     const pub = await c.createConfirmChannel();
-    // 100 B, 5 kB, and 140 kB bodies (two body frames at frameMax 131072), each with a send time.
+    // 100 B, 5 kB, and 12 kB bodies (two body frames at frameMax 8192), each with a send time.
     for (let i = 0; i < 60; i++) {
-      const body = Buffer.alloc([100, 5_000, 140_000][i % 3]).fill(1);
+      const body = Buffer.alloc([100, 5_000, 12_000][i % 3]).fill(1);
       body.writeDoubleBE(1.7e12 + i, 4);
       pub.sendToQueue('capped', body, {}, () => undefined);
     }
@@ -235,7 +237,9 @@ describe('frame tap replay of captured broker streams', () => {
     let got = 0;
     await consumer.consume('capped', (m) => { if (m) { got++; consumer.ack(m); } });
     await until(() => got === 45, 30_000);
-    await new Promise((r) => setTimeout(r, 2500)); // heartbeats
+    // Idle now: the broker's heartbeats (every second) come next; wait until one has arrived.
+    const heartbeat = Buffer.from([8, 0, 0, 0, 0, 0, 0, 0xce]);
+    await until(() => Buffer.concat(proxy.captured[0]).includes(heartbeat), 10_000);
     const doomed = await c.createChannel();
     doomed.on('error', () => undefined);
     await doomed.checkQueue('missing').catch(() => undefined); // channel.close 404 from the broker

@@ -5,6 +5,7 @@
 // mid-frame, the broker sees acks and publishes arrive in slivers, as on a slow or TLS-wrapped
 // link. freeze() stops forwarding (bytes are held, sockets stay open): a broker that goes silent.
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { rng } from '../../src/plan/plan';
 
 export interface ChunkingProxy {
   /** The proxy's port on 127.0.0.1. */
@@ -19,20 +20,8 @@ export interface ChunkingProxy {
   close(): Promise<void>;
 }
 
-/** A deterministic generator (mulberry32), so a failing run can be replayed with its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function startChunkingProxy(target: { host: string; port: number }, seed = 1, record = false): Promise<ChunkingProxy> {
-  const rnd = random(seed);
+  const rnd = rng(seed); // deterministic, so a failing run can be replayed with its seed
   const sockets = new Set<Socket>();
   let frozen = false;
   const stats = { up: 0, down: 0, pieces: 0, connections: 0 };

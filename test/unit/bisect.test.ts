@@ -57,6 +57,10 @@ const regressFrom = (n: number, culprit: number) => Object.fromEntries(Array.fro
 describe('bisect search', () => {
   it('verdicts map to outcomes: fail bad, pass good, warn and inconclusive undecided', () => {
     expect(['fail', 'pass', 'warn', 'inconclusive'].map((v) => outcomeOf(v as Verdict))).toEqual(['bad', 'good', 'undecided', 'undecided']);
+    // With an answer: a significant slowdown inside the equivalence margin (warn, no-regression) is good.
+    expect(outcomeOf('warn', 'no-regression')).toBe('good');
+    expect(outcomeOf('warn', 'undecided')).toBe('undecided');
+    expect(outcomeOf('fail', 'regression')).toBe('bad');
   });
 
   it('names the first bad image of 8 in at most ⌈log₂ 8⌉ + 1 = 4 verdicts, wherever it is', async () => {

@@ -4,7 +4,7 @@ import { compareSamples, CONFIDENCE, overallVerdict, trialsNeeded } from '../../
 import { hodgesLehmannPairedRatio } from '../../src/compare/paired';
 import { spec } from '../support/broker';
 import { warnIfUnderpowered } from '../../src/pipeline';
-import { STORED_ALLOWANCE, toleranceFor } from '../../src/metrics/definitions';
+import { STORED_ALLOWANCE, toleranceFor } from '../../src/compare/margins';
 
 const s = { ...spec('one_fast', {}), gate: ['consumed_rate', 'latency_p99_ms'] };
 const base = [1000, 1010, 990, 1005, 995, 1002, 998];
@@ -50,7 +50,7 @@ describe('verdicts', () => {
     const noisy = [500, 1600, 700, 1400, 600, 1250, 1000];
     const c = run({ consumed_rate: [...noisy].reverse() }, { consumed_rate: noisy })[0];
     expect(c.verdict).toBe('inconclusive');
-    expect(c.reason).toMatch(/too noisy.*\(about \d+ trials per side would likely resolve it; this run had 7\)/);
+    expect(c.reason).toMatch(/not decided.*\(about \d+ trials per side would likely decide it; this run had 7\)/);
   });
 
   it('too few trials to ever reach significance is inconclusive and says how many are needed', () => {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { detectSteps } from '../../src/compare/nightly';
 import type { NightlyHistory, NightlyStep } from '../../src/schema/types';
 
-const FILE = join(import.meta.dirname, '../../bench/results/nightly-history-2026-11-27.json');
+const FILE = join(import.meta.dirname, '../../bench/results/nightly-history/nightly-history-2026-11-27.json');
 const QUIET = 30;
 
 describe('a history recorded by real nightly runs', () => {

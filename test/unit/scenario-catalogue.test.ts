@@ -109,7 +109,7 @@ describe('the scenario catalogue', () => {
     expect(strict.looks).toBeUndefined();
     expect(estimateSeconds(buildPlan(strict.scenarios, ['a', 'b'], 80, 1)) / 60).toBeLessThanOrEqual(30);
     expect(resolveScenarios('one_fast').scenarios[0].tolerances.consumed_rate).toBeUndefined();
-    expect(resolveScenarios('pr').looks).toEqual([10, 12, 16, 24, 32, 40]);
+    expect(resolveScenarios('pr').looks).toEqual([10, 12, 16, 24, 32, 40, 48, 56, 64]);
   });
 
   it('selects single variants by expanded id, also in comma-separated lists', () => {

@@ -2,7 +2,7 @@
 // scenario (or the renderer) without regenerating it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderScenarioDocs } from '../../src/report/scenario-docs';
+import { renderScenarioDocs } from '../../scripts/scenario-docs';
 import { packagePath } from '../../src/config/paths';
 
 describe('docs/scenarios.md', () => {

@@ -1,6 +1,7 @@
 // The fixed-rate scheduler (one timer wheel for every -r / -P producer), with stand-in producers.
 import { describe, expect, it } from 'vitest';
 import { nowMs } from '../../src/workload/clock';
+import { sleep } from '../../src/workload/pool';
 import type { Producer } from '../../src/workload/producer';
 import { RateScheduler, scheduleSpread } from '../../src/workload/scheduler';
 
@@ -21,8 +22,6 @@ class FakeProducer {
     return true;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('rate scheduler', () => {
   it('fires a producer whose first message fell due in a slot before start()', async () => {

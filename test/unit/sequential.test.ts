@@ -59,14 +59,13 @@ describe('decidedAtLook', () => {
     expect(decidedAtLook([c('pass', false)])).toBe(false);
   });
 
-  it('futility: an undecided metric also stops once its CI rules out a regression of the margin', () => {
-    const thr = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number) => ({ verdict, gating: true, direction: 'higher', ciLow, ciHigh }) as Comparison;
-    const lat = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number) => ({ ...thr(verdict, ciLow, ciHigh), direction: 'lower' }) as Comparison;
-    expect(decidedAtLook([thr('inconclusive', 0.93, 1.06)], 0.1)).toBe(true); // throughput at worst −7 %
-    expect(decidedAtLook([thr('inconclusive', 0.9, 1.06)], 0.1)).toBe(false); // −10 % still possible
-    expect(decidedAtLook([thr('inconclusive', 0.93, 1.06)], 0)).toBe(false); // no futility margin
-    expect(decidedAtLook([lat('warn', 1.02, 1.08), thr('pass', 0.97, 1.02)], 0.1)).toBe(true); // latency at worst +8 %
-    expect(decidedAtLook([lat('inconclusive', 0.9, 1.2)], 0.1)).toBe(false);
+  it('the equivalence margin is the stop: a metric whose CI rules out a regression of its margin has answered', () => {
+    const thr = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number, answer?: Comparison['answer']) => ({ verdict, gating: true, direction: 'higher', ciLow, ciHigh, ...(answer ? { answer } : {}) }) as Comparison;
+    expect(decidedAtLook([thr('pass', 0.93, 1.06, 'no-regression')])).toBe(true); // throughput at worst −7 %: green
+    expect(decidedAtLook([thr('inconclusive', 0.9, 1.06, 'undecided')])).toBe(false); // −10 % still possible
+    expect(decidedAtLook([thr('warn', 0.92, 0.98, 'no-regression'), thr('pass', 0.97, 1.02, 'no-regression')])).toBe(true); // slower, but not by 10 %
+    expect(decidedAtLook([thr('warn', 0.85, 0.97, 'undecided')])).toBe(false); // slower, and the CI straddles the tolerance
+    expect(decidedAtLook([thr('fail', 0.8, 0.9, 'regression'), thr('inconclusive', 0.8, 1.1, 'undecided')])).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@
 // written here independently of the dynamic programme under test.
 import { describe, expect, it } from 'vitest';
 import { holm } from '../../src/compare/holm';
+import { rng } from '../../src/plan/plan';
 import {
   hodgesLehmannRatio,
   mannWhitneyExact,
@@ -49,18 +50,6 @@ function bruteForce(x: number[], y: number[]): { u: number; p: number; uCounts: 
     if (u >= u0) upper++;
   }
   return { u: u0, p: Math.min(1, (2 * Math.min(lower, upper)) / total), uCounts };
-}
-
-/** Deterministic PRNG (mulberry32) so the randomised cross-checks are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Sample of size n (in x) and m (in y) with exactly U = u (u ≤ m·n spread over x's). */

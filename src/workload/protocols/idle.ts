@@ -13,6 +13,7 @@
 import { STOP } from '../stop-reasons';
 import type { ProtocolScenario } from '../../schema/types';
 import { ManagementClient } from '../../broker/management';
+import { round2 } from '../../metrics/recorder';
 import { SelfLoad } from '../../metrics/selfload';
 import { generatorLoad, sleep } from '../pool';
 import type { TrialContext, WorkloadResult } from '../types';
@@ -65,7 +66,7 @@ export async function runIdle(spec: ProtocolScenario, driver: ProtocolDriver, ct
     selfLoad.start();
     const after = await memory(mgmt, node, Math.max(250, (spec.durationSeconds * 1000) / 3));
     const load = selfLoad.stop();
-    const perKib = (bytes: number) => Math.round((bytes / n / 1024) * 100) / 100;
+    const perKib = (bytes: number) => round2(bytes / n / 1024);
     const own = perKib(after.own - before.own);
     const invalidReason = counted !== n
       ? `the broker lists ${counted} connections in the trial's vhost, not the ${n} this trial opened: the memory per connection would be wrong`

@@ -1,14 +1,15 @@
 // Renders docs/scenarios.md from the catalogue: presets, the scenario file format, metrics, the
 // accepted PerfTest flags and, per scenario file, what it measures, its origin command and its
-// trimmed parameters. scripts/gen-scenario-docs.mjs writes it; a unit test fails when it is stale.
-import type { ScenarioSpec, WorkloadParams } from '../schema/types';
-import { METRICS } from '../metrics/definitions';
-import { EVIDENCE } from '../metrics/evidence';
-import { buildPlan, estimateSeconds, trialSeconds } from '../plan/plan';
-import { defaultRepetitions } from '../compare/compare';
-import { abEstimate } from '../compare/sequential';
-import { catalogueIds, loadPresets, resolveScenarios } from '../config/catalogue';
-import { PERF_TEST_FLAGS, perfTestDefaults } from '../config/perftest-args';
+// trimmed parameters. A docs generator, not shipped code (neither the action nor the CLI imports
+// it): scripts/gen-scenario-docs.mjs writes the file; a unit test fails when it is stale.
+import type { ScenarioSpec, WorkloadParams } from '../src/schema/types';
+import { METRICS } from '../src/metrics/definitions';
+import { EVIDENCE } from '../src/metrics/evidence';
+import { buildPlan, estimateSeconds, trialSeconds } from '../src/plan/plan';
+import { defaultRepetitions } from '../src/compare/compare';
+import { abEstimate } from '../src/compare/sequential';
+import { catalogueIds, loadPresets, resolveScenarios } from '../src/config/catalogue';
+import { PERF_TEST_FLAGS, perfTestDefaults } from '../src/config/perftest-args';
 
 const FORMAT = `## How a scenario file works
 
