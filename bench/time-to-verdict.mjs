@@ -92,8 +92,11 @@ function answerOf(r) {
   if (r.answer) return { answer: r.answer, bound: Math.max(...r.gating.filter((g) => KIND[g.scenario] !== 'latency').map((g) => g.bound ?? Number.POSITIVE_INFINITY)), redecided: false };
   const each = r.gating.map((g) => {
     const kind = KIND[g.scenario] ?? 'throughput';
-    const bound = (kind === 'latency' ? g.ciHigh : 1 / g.ciLow) - 1;
-    return { kind, bound, answer: g.verdict === 'fail' ? 'regression' : bound <= EQUIVALENCE[kind] + 1e-9 ? 'no-regression' : 'undecided' };
+    // Decided as the gate does (a throughput's bad end as the ratio 1/ciLow against 1 + margin),
+    // shown as the gate shows it (the drop, 1 − ciLow).
+    const worse = kind === 'latency' ? g.ciHigh : 1 / g.ciLow;
+    const bound = kind === 'latency' ? g.ciHigh - 1 : 1 - g.ciLow;
+    return { kind, bound, answer: g.verdict === 'fail' ? 'regression' : worse - 1 <= EQUIVALENCE[kind] + 1e-9 ? 'no-regression' : 'undecided' };
   });
   const answer = each.some((e) => e.answer === 'regression') ? 'regression' : each.every((e) => e.answer === 'no-regression') ? 'no-regression' : 'undecided';
   return { answer, bound: Math.max(...each.filter((e) => e.kind !== 'latency').map((e) => e.bound)), redecided: true };

@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-W2GHYGQF.js";
+} from "./chunks/chunk-AYCHLHL5.js";
 import {
   GateError,
   describeContainer,

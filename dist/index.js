@@ -64,7 +64,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-W2GHYGQF.js";
+} from "./chunks/chunk-AYCHLHL5.js";
 import {
   GateError,
   describeError,

@@ -190,10 +190,17 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
   return base;
 }
 
-/** The CI's bad end as a fraction in the bad direction (0.062 = 6.2 % worse), or null. */
+/** The CI's bad end as the change the report shows, a fraction in the bad direction (0.062: a
+ *  throughput 6.2 % lower, a latency 6.2 % higher; negative: better even there), or null. */
 function boundOf(c: Comparison): number | null {
   if (c.ciLow === null || c.ciHigh === null) return null;
-  return Math.max(worseness(c, c.ciLow), worseness(c, c.ciHigh)) - 1;
+  return shown(c, Math.max(worseness(c, c.ciLow), worseness(c, c.ciHigh)));
+}
+
+/** A "worseness" ratio (> 1 = worse; the tolerance and margin are read against it) as the change
+ *  the report shows in the bad direction: for throughput 1 − 1/w (the drop), else w − 1. */
+function shown(c: Pick<Comparison, 'direction'>, w: number): number {
+  return c.direction === 'higher' ? 1 - 1 / w : w - 1;
 }
 
 /** Holm across the gating comparisons, then the verdict of each comparison. */
@@ -237,8 +244,8 @@ export function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonfer
   c.change = !significant ? 'same' : w > 1 ? 'worse' : 'better';
   const test = c.paired ? `paired by round, signed-rank, n = ${c.nCandidate} pairs` : `Mann-Whitney U, n = ${c.nBaseline} + ${c.nCandidate}`;
   const stored = c.against === 'stored' ? ' (with the stored-baseline allowance for drift between runs)' : '';
-  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (${bonferroni ? `Bonferroni over ${bonferroni}` : 'Holm'}, α = ${alpha === ALPHA ? ALPHA : `${fmtP(alpha)} at each look`}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${ciText(alpha)}), tolerance ${pctText(c.tolerance)}, equivalence margin ${pctText(margin - 1 - EDGE)}${stored}`;
-  const ruledOut = wHi <= 1 ? `no regression at all (better by at least ${pctText(1 - wHi)})` : `no regression of ${pctText(wHi - 1)} or more`;
+  const rule = `${test}, p = ${fmtP(c.pAdjusted!)} (${bonferroni ? `Bonferroni over ${bonferroni}` : 'Holm'}, α = ${alpha === ALPHA ? ALPHA : `${fmtP(alpha)} at each look`}), ratio ${fmtPct(c.ratio!)} [${fmtPct(lo)}, ${fmtPct(hi)}] (${ciText(alpha)}), tolerance ${pctText(c.tolerance)}, equivalence margin ${pctText(margin - 1 - EDGE)}${c.direction === 'higher' ? ' (ratios in the bad direction: a throughput at 1/1.05 and 1/1.10 of the reference for 5 % and 10 %)' : ''}${stored}`;
+  const ruledOut = wHi <= 1 ? `no regression at all (better by at least ${pctText(-shown(c, wHi))})` : `no regression of ${pctText(shown(c, wHi))} or more`;
   let verdict: Verdict;
   let why: string;
   if (significant && wLo > limit) {
@@ -246,14 +253,14 @@ export function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonfer
     why = `a regression: the whole CI lies beyond the ${pctText(c.tolerance)} tolerance in the bad direction`;
   } else if (significant && w > 1) {
     verdict = 'warn';
-    why = wHi <= margin ? `${ruledOut}, but significantly worse by ${pctText(wLo - 1)} to ${pctText(wHi - 1)}, not beyond the tolerance for certain`
+    why = wHi <= margin ? `${ruledOut}, but significantly worse by ${pctText(shown(c, wLo))} to ${pctText(shown(c, wHi))}, not beyond the tolerance for certain`
       : 'significantly worse, but the CI straddles the tolerance and reaches past the equivalence margin';
   } else if (c.ciLow === null || c.ciHigh === null) {
     verdict = 'inconclusive';
     why = 'not decided: no confidence interval could be formed (a value was zero or missing), so no regression is ruled out';
   } else if (wHi > margin) {
     verdict = 'inconclusive';
-    why = `not decided: no significant change, and the CI still reaches a regression of ${pctText(wHi - 1)}, past the ${pctText(margin - 1 - EDGE)} equivalence margin${moreTrialsHint(c, margin)}`;
+    why = `not decided: no significant change, and the CI still reaches a regression of ${pctText(shown(c, wHi))}, past the ${pctText(margin - 1 - EDGE)} equivalence margin${moreTrialsHint(c, margin)}`;
   } else {
     verdict = 'pass';
     why = `${ruledOut} (the CI's bad end, a one-sided 95 % bound${alpha === ALPHA ? '' : ` (${ciText(alpha, true)} at each look, α spent across the looks)`}, is inside the ${pctText(margin - 1 - EDGE)} equivalence margin)${significant ? '; significantly better' : ''}`;
