@@ -58,7 +58,8 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     expect(report.trials.slice(0, 2).every((t: any) => t.valid)).toBe(true);
     expect(report.trials.at(-1).invalidReason).toMatch(/the run's time limit of 45 s was reached/);
     expect(report.errors.filter((e: any) => e.scope === 'run')).toHaveLength(1);
-    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: inconclusive.*\n> \*\*Stopped early: the run's time limit of 45 s was reached after \d+ of 30 planned trials/);
+    // The headline's answer (issue 32's words): not decided, because the run stopped early.
+    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: not decided:.*the run stopped early.*\n> \*\*Stopped early: the run's time limit of 45 s was reached after \d+ of 30 planned trials/);
     expect(readFileSync(join(r.workspace, BASELINE), 'utf8')).toBe(baselineText());
     expect(containersOfRun(r.runId)).toEqual([]); // a paused container is removed too
     expectNoSecret(r, [r.outputs.report]);
