@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { Answer, BisectImage, BisectOutcome, BisectReport, BisectState, BisectStatus, BisectStep, Comparison, DockerTargetSpec, RunReport, Verdict } from '../schema/types';
+import type { Answer, BisectOutcome, BisectReport, BisectState, BisectStatus, BisectStep, Comparison, DockerTargetSpec, RunReport, Verdict } from '../schema/types';
 import { SCHEMA_VERSION } from '../schema/types';
 import { GateError } from '../schema/errors';
 import { fingerprint, TOOL, TOOL_VERSION } from '../metrics/fingerprint';
