@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-AYCHLHL5.js";
+} from "./chunks/chunk-AQHTVFVH.js";
 import {
   GateError,
   describeContainer,

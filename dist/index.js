@@ -64,7 +64,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AYCHLHL5.js";
+} from "./chunks/chunk-AQHTVFVH.js";
 import {
   GateError,
   describeError,

@@ -1,6 +1,6 @@
 // Streams, MQTT and AMQP 1.0 on real containers (the offline 3.10.8 and 4.0.5 images, host
 // networking): the `protocols` preset's scenario files at smoke scale (0.3 s warm-up, 1 s window;
-// the consume-only ones 0.1 + 0.5 s on a backlog of 120,000 AMQP 1.0 / 250,000 stream messages,
+// the consume-only ones 0.1 + 0.5 s on a backlog of 120,000 AMQP 1.0 / 600,000 stream messages,
 // still twice what a reader takes in that time here) through the whole pipeline on each version —
 // plugins enabled and listeners on their own ports, read back from the broker; every scenario a
 // version can run valid with its metrics, its queues read back as the type declared, the idle MQTT
@@ -38,7 +38,7 @@ const PROTOCOL_IDS = PRESET.map((s) => s.id);
 const SMOKE = { warmup: 0.3, duration: 1 };
 const CONSUME_ONLY: Record<string, Record<string, unknown>> = {
   amqp10_consume_only: { warmup: 0.1, duration: 0.5, 'protocol.backlog': 120_000 },
-  stream_consume_only: { warmup: 0.1, duration: 0.5, 'protocol.backlog': 250_000 },
+  stream_consume_only: { warmup: 0.1, duration: 0.5, 'protocol.backlog': 600_000 },
 };
 const SCENARIOS = scenarioCopies(mkdtempSync(join(tmpdir(), 'perf-gate-protocols-')), Object.fromEntries(
   [...new Set(PRESET.map((s) => s.file.replace(/^.*\/|\.yml$/g, '')))].map((f) => [f, CONSUME_ONLY[f] ?? SMOKE])));

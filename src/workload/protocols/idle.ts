@@ -9,7 +9,8 @@
 // - resident_per_connection_kib (reported): the growth of the broker process's RSS, what the host
 //   pays, noisier (allocators keep and return memory in carriers).
 // The connections are counted back from the broker (GET /api/connections) before either figure is
-// trusted. Warm-up lets the broker settle after they open; the window holds them idle while read.
+// trusted. Before the first read the broker's memory is let settle (a previous trial's vhost is
+// still being given back); warm-up lets it settle after they open; the window holds them idle while read.
 import { STOP } from '../stop-reasons';
 import type { ProtocolScenario } from '../../schema/types';
 import { ManagementClient } from '../../broker/management';
@@ -36,6 +37,27 @@ async function memory(mgmt: ManagementClient, node: string, spacingMs: number): 
   return { own: median(reads.map((r) => r.erlang - r.binary)), rss: median(reads.map((r) => r.rss)) };
 }
 
+/** How long the broker's memory may take to settle before the first read, and what counts as settled. */
+const SETTLE_MS = 20_000;
+const SETTLED_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Waits until the broker's memory (without binaries) moves by less than SETTLED_BYTES in a second,
+ * at most SETTLE_MS: a previous trial's vhost is deleted asynchronously, and its queue processes
+ * and tables giving back hundreds of megabytes during this trial's reads would hide the growth.
+ */
+async function settle(mgmt: ManagementClient, node: string): Promise<void> {
+  const own = async () => { const r = await mgmt.nodeMemory(node); return r.erlang - r.binary; };
+  const deadline = Date.now() + SETTLE_MS;
+  let last = await own();
+  while (Date.now() < deadline) {
+    await sleep(1000);
+    const now = await own();
+    if (Math.abs(now - last) < SETTLED_BYTES) return;
+    last = now;
+  }
+}
+
 /** Connections the broker lists in the vhost. */
 async function countedByBroker(mgmt: ManagementClient, vhost: string): Promise<number> {
   const conns = await mgmt.request<Array<{ vhost?: string }>>('GET', '/api/connections?columns=vhost');
@@ -50,6 +72,7 @@ export async function runIdle(spec: ProtocolScenario, driver: ProtocolDriver, ct
   const open: DriverConsumer[] = [];
   try {
     const node = await mgmt.localNode();
+    await settle(mgmt, node);
     const before = await memory(mgmt, node, 250);
     for (let i = 0; i < n && !signal?.aborted; i += OPEN_BATCH) {
       const batch = await Promise.all(Array.from({ length: Math.min(OPEN_BATCH, n - i) }, (_, k) => driver.idle!(i + k)));
