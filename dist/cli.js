@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-AQHTVFVH.js";
+} from "./chunks/chunk-YYSYM5MG.js";
 import {
   GateError,
   describeContainer,

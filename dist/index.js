@@ -64,7 +64,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AQHTVFVH.js";
+} from "./chunks/chunk-YYSYM5MG.js";
 import {
   GateError,
   describeError,

@@ -40,7 +40,7 @@ import { fingerprint, TOOL, TOOL_VERSION } from './metrics/fingerprint';
 import { isRunScope, judge, type Judgement } from './compare/judge';
 import { storedMismatch, trialValues } from './compare/baseline-file';
 import { anchoredReference, anchorOf, movedTagNote } from './broker/anchor';
-import { decidedAtLook, lookAt, type SequentialDesign, sequentialDesign, SequentialRun } from './compare/sequential';
+import { type SequentialDesign, sequentialDesign, SequentialRun } from './compare/sequential';
 import { answerFor, defaultRepetitions, trialsNeeded } from './compare/compare';
 
 export interface RunOptions {
@@ -170,12 +170,12 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   if (noProfile) ui.warn(noProfile);
   const watch = await MachineWatch.begin(ui, trialSignal);
   /** The report of what has run so far; `stop`: why the run ended early, and the trial it cut short. */
-  const packaged = (stop?: { why: string; cut?: TrialResult }, moved?: string): RunReport => {
+  const packaged = (stop?: { why: string; cut?: TrialResult }, moved?: string, checkpoint = false): RunReport => {
     const message = stop && `Stopped early: ${stop.why} after ${trials.length} of ${planned} planned trials${stop.cut ? ' (the last one cut short)' : ''}; ${planned - trials.length} did not start.`;
     const targetNote = [opts.targetNote, anchor?.note, moved].filter(Boolean).join('; ') || undefined;
     const report = assembleReport({
       opts: { ...opts, targetNote }, scenarios, handles, trials, errors: message ? [...errors, { scope: 'run', message }] : [...errors],
-      seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design,
+      seed, repetitions, preset: selection.name, started, frozen: focus?.freezing === true, design, checkpoint,
     });
     if (seq) report.sequential = seq.summary((id) => estimateSeconds(buildPlan(scenarios.filter((s) => s.id === id), ['x'], 1, 0)));
     report.machine = watch.summary([...kept.values()].map((t) => t.machine).filter((m): m is MachineLoad => m !== undefined));
@@ -254,13 +254,14 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
       if (result === lastRun) {
         ui.trialDone(trials.length, planned, result, Math.max(0, remaining));
         // Should the process be killed, what ran so far is written and can be resumed.
-        given.checkpoint?.(packaged({ why: "the run's process ended" }));
+        // Not judged (the comparisons grow with every trial): the run judges once at its end.
+        given.checkpoint?.(packaged({ why: "the run's process ended" }, undefined, true));
       }
       if (result.error) errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
       if (!seq || !opts.reference || !seq.isLook(p.trial + 1) || !roundDone(trials, p, specs.length)) continue;
-      const look = lookAt(design!, p.scenario, trials, p.trial + 1, opts.candidate, opts.reference)!;
-      const event = seq.look(p.scenario.id, p.trial + 1, look.comparisons);
-      if (event.stop) ui.info(`${p.scenario.id}: ${lookLine(look.comparisons, p.trial + 1, design!)}`);
+      const comparisons = seq.compareAt(p.scenario, trials, opts.candidate, opts.reference);
+      const event = seq.look(p.scenario.id, p.trial + 1, comparisons);
+      if (event.stop) ui.info(`${p.scenario.id}: ${lookLine(comparisons, p.trial + 1, design!, event.stop)}`);
       if (event.stop || event.failFast) {
         // What is left of the plan: the rounds the policy still runs.
         const rest = plan.slice(i + 1).filter((q) => seq!.runs(q.scenario.id, q.trial));
@@ -366,6 +367,8 @@ interface Assembly {
   frozen: boolean;
   /** A group-sequential A/B: compared at its nominal level, Bonferroni over the selection. */
   design?: SequentialDesign;
+  /** A checkpoint saved after a trial: the trials and what a resume needs, not judged. */
+  checkpoint?: boolean;
 }
 
 /** The design a sequential A/B ran with, from its report. */
@@ -379,11 +382,11 @@ function roundDone(trials: TrialResult[], p: { scenario: ScenarioSpec; trial: nu
 }
 
 /** One log line for a scenario that stopped at a look: its answers, why, and the pairs it took. */
-function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign): string {
+function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign, stop: 'decided' | 'cap'): string {
   const k = d.looks.indexOf(pairs) + 1;
   const gating = cs.filter((c) => c.gating);
   const answers = gating.map((c) => `${c.metric} ${answerFor(c)}${c.bound !== null && c.bound !== undefined && answerFor(c) !== 'regression' ? ` (bound ${(100 * Math.max(0, c.bound)).toFixed(1)} %)` : ''}`).join(', ');
-  if (!decidedAtLook(cs)) return `ran to the cap, ${pairs} pairs, not decided: ${answers}`;
+  if (stop === 'cap') return `ran to the cap, ${pairs} pairs, not decided: ${answers}`;
   return `decided at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${answers}${k < d.looks.length ? '; its remaining rounds are skipped' : ''}`;
 }
 
@@ -427,7 +430,9 @@ function assembleReport(a: Assembly): RunReport {
   const fp = fingerprint();
   const candidate = a.opts.candidate.id;
   const effect = effectOfTargets(a.handles.map((h) => h.info));
-  const judgement = judgementOf(a, fp);
+  const judgement: Judgement = a.checkpoint
+    ? { comparisons: [], decidedBy: 'not judged yet: saved after a trial of a run still going (run --resume DIR goes on and judges it)', verdict: 'inconclusive', answer: 'undecided', regressions: 0, improvements: 0 }
+    : judgementOf(a, fp);
   return {
     schemaVersion: SCHEMA_VERSION,
     tool: { name: TOOL, version: TOOL_VERSION },

@@ -9,6 +9,7 @@
 // Node 1 restarts in place (src/broker/restart.ts) for `restart` scenarios: its RabbitMQ application
 // on any target, its container on a single-node one.
 import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -215,7 +216,6 @@ export function listenerLines(plugins: string[], inner: { amqp: number; mgmt: nu
   ];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Long outputs keep their head (where CLIs say what is wrong) and tail (where scripts do). */
 function excerpt(output: string, keep = 6): string {

@@ -22,7 +22,7 @@ import { fingerprint, TOOL, TOOL_VERSION } from '../metrics/fingerprint';
 import { resolveScenarios } from '../config/catalogue';
 import { commitsBetween } from '../config/bisect-range';
 import { writeFileAtomic } from './baseline-file';
-import { defaultRepetitions } from './compare';
+import { answerFor, defaultRepetitions } from './compare';
 import { isRunScope } from './judge';
 
 export const BISECT_STATE_KIND = 'rabbitmq-perf-gate/bisect-state';
@@ -36,7 +36,7 @@ export type BisectDefinition = Pick<BisectState, 'images' | 'scenarios' | 'durat
  *  bad, "no regression of X % or more" good (a significant slowdown inside the margin too), not
  *  decided undecided; reports without an answer go by their verdict. */
 export function outcomeOf(verdict: Verdict, answer?: Answer): BisectOutcome {
-  const a = answer ?? (verdict === 'fail' ? 'regression' : verdict === 'pass' ? 'no-regression' : 'undecided');
+  const a = answerFor({ answer, verdict });
   return a === 'regression' ? 'bad' : a === 'no-regression' ? 'good' : 'undecided';
 }
 

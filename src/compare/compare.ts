@@ -279,9 +279,9 @@ function answerOf(verdict: Verdict, inside: boolean): Answer {
   return verdict === 'fail' ? 'regression' : verdict !== 'inconclusive' && inside ? 'no-regression' : 'undecided';
 }
 
-/** A comparison's answer; older reports without one get it from their verdict. */
-export function answerFor(c: Comparison): Answer {
-  return c.answer ?? (c.verdict === 'fail' ? 'regression' : c.verdict === 'pass' ? 'no-regression' : 'undecided');
+/** A comparison's or a run's answer; reports written before answers get it from their verdict. */
+export function answerFor(x: { answer?: Answer; verdict: Verdict }): Answer {
+  return x.answer ?? (x.verdict === 'fail' ? 'regression' : x.verdict === 'pass' ? 'no-regression' : 'undecided');
 }
 
 /** The run's answer from its gating comparisons: any regression is red; green only when every

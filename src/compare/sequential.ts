@@ -139,15 +139,6 @@ export function sequentialDesign(looks: readonly number[], family: number, fixed
   return { looks: used, level: nominalLevel(ALPHA, used), family: m, fixedPairs };
 }
 
-/** At a completed round: whether the scenario stops (decided, or at the cap), judged with the
- *  design's level over the pairs so far. */
-export function lookAt(d: SequentialDesign, scenario: ScenarioSpec, trials: RunReport['trials'], round: number,
-  candidate: { id: string; label: string }, reference: { id: string; label: string }): { stop: boolean; comparisons: Comparison[] } | undefined {
-  if (!d.looks.includes(round)) return undefined;
-  const comparisons = compareSameRun([scenario], trials.filter((t) => t.scenario === scenario.id), candidate, reference, { alpha: d.level, bonferroni: d.family });
-  return { stop: decidedAtLook(comparisons) || round >= d.looks.at(-1)!, comparisons };
-}
-
 /** The report's summary: where each scenario stopped, the trial time saved against the fixed design,
  *  and (fail-fast) which scenario's fail ended the run. */
 export function sequentialSummary(d: SequentialDesign, stopped: Map<string, number>, seconds: (scenarioId: string) => number,
@@ -190,7 +181,13 @@ export class SequentialRun {
     return this.design.looks.includes(pairs);
   }
 
-  /** Records a look of `scenario` after `pairs` pairs, judged with the design's level. */
+  /** A scenario's comparisons after `pairs` completed rounds, at the design's level (Bonferroni
+   *  over the selection's family). */
+  compareAt(scenario: ScenarioSpec, trials: RunReport['trials'], candidate: { id: string; label: string }, reference: { id: string; label: string }): Comparison[] {
+    return compareSameRun([scenario], trials.filter((t) => t.scenario === scenario.id), candidate, reference, { alpha: this.design.level, bonferroni: this.design.family });
+  }
+
+  /** Records a look of `scenario` after `pairs` pairs, given its comparisons there (compareAt). */
   look(scenario: string, pairs: number, comparisons: readonly Comparison[]): LookEvent {
     const stop = decidedAtLook(comparisons) ? 'decided' as const : pairs >= this.design.looks.at(-1)! ? 'cap' as const : undefined;
     if (stop) this.stopped.set(scenario, pairs);

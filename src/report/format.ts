@@ -12,10 +12,8 @@ export const ANSWER_ICON: Record<Answer, string> = { regression: '❌', 'no-regr
 /** The three answers as every format names them. */
 export const ANSWER_WORD: Record<Answer, string> = { regression: 'regression', 'no-regression': 'no regression', undecided: 'not decided' };
 
-/** The run's answer; older reports without one get it from their verdict. */
-export function runAnswer(r: Pick<RunReport, 'answer' | 'verdict'>): Answer {
-  return r.answer ?? (r.verdict === 'fail' ? 'regression' : r.verdict === 'pass' ? 'no-regression' : 'undecided');
-}
+/** The run's answer (reports written before answers: from their verdict). */
+export const runAnswer = (r: Pick<RunReport, 'answer' | 'verdict'>): Answer => answerFor(r);
 
 /** A bound as a percentage, rounded up to 0.1 so that "no regression of X % or more" never claims more than was shown. */
 function boundPct(b: number): string {
