@@ -71,7 +71,8 @@ for (let i = 0; i < Number(o.runs); i++) {
     try { report = JSON.parse(r.stdout); } catch { console.error(`${arm} #${run}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`); continue; }
     const q = report.sequential;
     const gating = report.comparisons.filter((c) => c.gating).map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
-    const row = { arm, run, date: new Date().toISOString(), commit, wallSeconds: Math.round(wall), verdict: report.verdict, answer: report.answer, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
+    const quota = { cpu: '1.16', cpu10: o['cpus10'], cpu5: o['cpus5'] }[arm];
+    const row = { arm, run, date: new Date().toISOString(), commit, ...(quota ? { cpus: Number(quota) } : {}), wallSeconds: Math.round(wall), verdict: report.verdict, answer: report.answer, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
     results.push(row);
     console.log(`${arm} #${row.run}: ${row.answer} (${row.verdict}) in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
       + gating.map((g) => `${g.scenario} ${g.verdict} ${((g.ratio - 1) * 100).toFixed(1)} % [${((g.ciLow - 1) * 100).toFixed(1)}, ${((g.ciHigh - 1) * 100).toFixed(1)}] n=${g.n}`).join('; '));
