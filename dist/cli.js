@@ -30,6 +30,7 @@ import {
   parseLooks,
   readBaseline,
   readHistory,
+  readStored,
   recordNight,
   renderBisectHtml,
   renderBisectMarkdown,
@@ -41,14 +42,13 @@ import {
   runPipeline,
   terminalTable,
   trialValues,
-  withScenarioKind,
   workingTree,
   writeBaseline,
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-YYSYM5MG.js";
+} from "./chunks/chunk-7MSYZTK3.js";
 import {
   GateError,
   describeContainer,
@@ -60,7 +60,6 @@ import {
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 var HELP = `rabbitmq-perf-gate ${TOOL_VERSION} \u2014 RabbitMQ performance regression gate
@@ -228,30 +227,6 @@ function emit(report, v, markdown) {
   else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
   else process.stdout.write(markdown());
 }
-function readResult(file) {
-  let text;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new GateError(`cannot read it (${e.code ?? e.message})`, { file });
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    const pos = /position (\d+)/.exec(e.message);
-    throw new GateError(`not valid JSON (${e.message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split("\n").length : void 0 });
-  }
-  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) {
-    return { report: { ...data, scenarios: data.scenarios.map(withScenarioKind) } };
-  }
-  if (data?.scenarios && typeof data.scenarios === "object" && !Array.isArray(data.scenarios)) {
-    const read = readBaseline(file);
-    if (read.status === "ok") return { baseline: read.baseline };
-    if (read.status === "unusable") throw read.error;
-  }
-  throw new GateError("neither a report.json (trials, scenarios, comparisons) nor a baseline.json", { file }, "pass the report.json of a run or a stored baseline");
-}
 
 // src/cli/run.ts
 import { existsSync as existsSync2, statSync as statSync2 } from "node:fs";
@@ -379,7 +354,7 @@ var TARGET_OPTIONS = ["image", "target", "baseline-image", "baseline-target", "b
 function interruptedRun(given, mode, v) {
   const path = resolve3(given);
   const file = existsSync2(path) && statSync2(path).isFile() ? path : join(path, "report.json");
-  const { report } = readResult(file);
+  const { report } = readStored(file);
   if (!report) throw new GateError("is a baseline, not the report.json of a run", { file, field: "--resume" }, "give the --out folder of the interrupted run");
   if (!report.resume) {
     throw new GateError(
@@ -542,13 +517,13 @@ ${cs.map((c) => `  ${describeContainer(c)}
 
 // src/cli/report.ts
 function reportCommand(file, v) {
-  const { report } = readResult(file);
+  const { report } = readStored(file);
   if (!report) throw new GateError("this is a baseline.json, not a report", { file }, `compare a run with it: rabbitmq-perf-gate compare REPORT.json ${file}`);
   emit(report, { ...v, json: v.json }, () => renderSummary(report, { name: "rabbitmq-perf-gate" }));
   return 0;
 }
 function compareCommand(files, v) {
-  let [a, b] = files.map((f) => ({ file: f, ...readResult(f) }));
+  let [a, b] = files.map((f) => ({ file: f, ...readStored(f) }));
   if (a.baseline && b.report) [a, b] = [b, a];
   const cand = a.report;
   if (!cand) throw new GateError("compare needs at least one report.json", { file: a.file }, "compare NEW/report.json OLD/report.json, or NEW/report.json baseline.json");

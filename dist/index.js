@@ -17,7 +17,6 @@ import {
 } from "./chunks/chunk-YJIEOFOU.js";
 import {
   DEFAULTS,
-  SCHEMA_VERSION,
   TOOL,
   answerCell,
   baselineFromRun,
@@ -45,11 +44,11 @@ import {
   parseShard,
   readBaseline,
   readHistory,
+  readReport,
   recordNight,
   renderBisectMarkdown,
   renderComment,
   renderSummary,
-  require_ajv,
   resolveBisectImages,
   resolveScenarios,
   restContents,
@@ -58,13 +57,12 @@ import {
   storedMismatch,
   trendChart,
   trialValues,
-  withScenarioKind,
   workingTree,
   writeBaseline,
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-YYSYM5MG.js";
+} from "./chunks/chunk-7MSYZTK3.js";
 import {
   GateError,
   describeError,
@@ -428,8 +426,8 @@ var require_lib = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+          const data = JSON.stringify(obj, null, 2);
           additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
           additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -437,8 +435,8 @@ var require_lib = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+          const data = JSON.stringify(obj, null, 2);
           additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
           additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -446,8 +444,8 @@ var require_lib = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
+          const data = JSON.stringify(obj, null, 2);
           additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
           additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -810,25 +808,25 @@ var require_lib = __commonJS({
               }
               return value;
             }
-            let obj2;
+            let obj;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj2 = JSON.parse(contents, dateTimeDeserializer);
+                  obj = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj2 = JSON.parse(contents);
+                  obj = JSON.parse(contents);
                 }
-                response.result = obj2;
+                response.result = obj;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj2 && obj2.message) {
-                msg = obj2.message;
+              if (obj && obj.message) {
+                msg = obj.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -845,7 +843,7 @@ var require_lib = __commonJS({
       }
     };
     exports.HttpClient = HttpClient2;
-    var lowercaseKeys2 = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCase()] = obj2[k], c), {});
+    var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k) => (c[k.toLowerCase()] = obj[k], c), {});
   }
 });
 
@@ -1011,7 +1009,7 @@ function readRunContext(env = process.env) {
 }
 
 // src/github/gate.ts
-import { existsSync as existsSync3, readFileSync as readFileSync6 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync5 } from "node:fs";
 import { isAbsolute as isAbsolute3, relative as relative4, resolve as resolve4, sep as sep3 } from "node:path";
 
 // src/github/publish.ts
@@ -1301,13 +1299,13 @@ function mergeDeep(defaults2, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj2) {
-  for (const key in obj2) {
-    if (obj2[key] === void 0) {
-      delete obj2[key];
+function removeUndefinedProperties(obj) {
+  for (const key in obj) {
+    if (obj[key] === void 0) {
+      delete obj[key];
     }
   }
-  return obj2;
+  return obj;
 }
 function merge(defaults2, route, options) {
   if (typeof route === "string") {
@@ -1363,16 +1361,16 @@ function omit(object, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str2) {
-  return str2.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str) {
+  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str2) {
-  return encodeURIComponent(str2).replace(/[!'()*]/g, function(c) {
+function encodeUnreserved(str) {
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -1744,15 +1742,15 @@ function parseParameters(header, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str2, start, end) {
+function unescapeQuotedPairs(str, start, end) {
   let result = "";
   for (let index = start; index < end; index++) {
-    if (str2.charCodeAt(index) === BSLASH) {
-      result += str2.slice(start, index);
+    if (str.charCodeAt(index) === BSLASH) {
+      result += str.slice(start, index);
       start = ++index;
     }
   }
-  return result + str2.slice(start, end);
+  return result + str.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -5498,196 +5496,8 @@ function prBody(report, previous, next, runUrl) {
 }
 
 // src/github/report-input.ts
-var import_ajv = __toESM(require_ajv(), 1);
-import { globSync, readdirSync, readFileSync as readFileSync5, statSync as statSync2 } from "node:fs";
+import { globSync, readdirSync, statSync as statSync2 } from "node:fs";
 import { join as join2, relative as relative3, resolve as resolve2 } from "node:path";
-var MAX_BYTES = 256 * 1024 * 1024;
-var str = { type: "string", maxLength: 1e5 };
-var num2 = { type: "number" };
-var numOrNull = { type: ["number", "null"] };
-var int = { type: "integer", minimum: 0 };
-var obj = (properties, optional = []) => ({
-  type: "object",
-  properties,
-  required: Object.keys(properties).filter((k) => !optional.includes(k))
-});
-var list2 = (items) => ({ type: "array", items });
-var oneOf2 = (...values) => ({ enum: values });
-var verdict = oneOf2("pass", "warn", "fail", "inconclusive");
-var answer = oneOf2("regression", "no-regression", "undecided");
-var id = { type: "string", minLength: 1, maxLength: 200 };
-var SOURCE = oneOf2("image", "target", "gate", "scenario");
-var DECLARED_PART = obj({ value: str, from: SOURCE, where: str }, ["where"]);
-var COMPARISON = obj({
-  scenario: id,
-  metric: id,
-  unit: str,
-  direction: oneOf2("higher", "lower"),
-  against: id,
-  baselineLabel: str,
-  candidateLabel: str,
-  nBaseline: int,
-  nCandidate: int,
-  baselineMedian: numOrNull,
-  candidateMedian: numOrNull,
-  ratio: numOrNull,
-  ciLow: numOrNull,
-  ciHigh: numOrNull,
-  pValue: numOrNull,
-  pAdjusted: numOrNull,
-  tolerance: num2,
-  change: oneOf2("better", "worse", "same", "unknown"),
-  verdict,
-  reason: str,
-  gating: { type: "boolean" },
-  paired: { type: "boolean" },
-  failsBeyond: numOrNull,
-  equivalence: num2,
-  bound: numOrNull,
-  answer
-}, ["paired", "failsBeyond", "equivalence", "bound", "answer"]);
-var REPORT_SCHEMA = obj({
-  schemaVersion: { const: SCHEMA_VERSION },
-  tool: obj({ name: { const: TOOL }, version: str }),
-  createdAt: str,
-  mode: oneOf2("check", "refresh", "run"),
-  fingerprint: obj({ tool: str, toolVersion: str, node: str, os: str, kernel: str, cpuModel: str, cores: int, memoryBytes: num2 }),
-  preset: str,
-  repetitions: { type: "integer", minimum: 1 },
-  seed: int,
-  scenarios: list2(obj({
-    id,
-    description: str,
-    gate: list2(str),
-    tolerances: { type: "object", additionalProperties: num2 },
-    warmupSeconds: num2,
-    durationSeconds: num2,
-    file: str,
-    lines: { type: "object", additionalProperties: num2 },
-    workload: { type: "object" },
-    origin: { type: "object" }
-  }, ["description", "workload", "origin"])),
-  targets: list2(obj({
-    id,
-    label: str,
-    kind: str,
-    amqpUrl: str,
-    managementUrl: str,
-    rabbitmqVersion: str,
-    erlangVersion: str,
-    metadataStore: oneOf2("mnesia", "khepri"),
-    image: str,
-    nodes: list2({ type: "object" }),
-    effective: obj({
-      rabbitmqVersion: str,
-      erlangVersion: str,
-      metadataStore: str,
-      featureFlags: list2(str),
-      plugins: list2(str),
-      vhost: list2(str),
-      node: { type: "object", additionalProperties: str },
-      digest: str,
-      vm: obj({ emulatorFlags: list2(str), flags: { type: "object", additionalProperties: str }, initArgs: list2(str), info: { type: "object", additionalProperties: str } }),
-      activePlugins: list2(str)
-    }, ["metadataStore", "featureFlags", "plugins", "node", "vm", "activePlugins"]),
-    evidence: obj({ sources: list2(str), missing: list2(obj({ source: str, why: str })) }),
-    declared: obj({
-      env: list2(obj({ name: str, parts: list2(DECLARED_PART), replaced: list2(DECLARED_PART) }, ["replaced"])),
-      plugins: list2(obj({ name: str, from: SOURCE })),
-      files: list2(obj({ path: str, from: SOURCE, replaces: { type: "boolean" } }, ["replaces"]))
-    })
-  }, ["image", "metadataStore", "effective", "evidence", "declared"])),
-  candidate: id,
-  trials: list2(obj({
-    scenario: id,
-    target: id,
-    trial: int,
-    order: int,
-    startedAt: str,
-    valid: { type: "boolean" },
-    invalidReason: str,
-    metrics: { type: "object", additionalProperties: num2 },
-    series: { type: "array" },
-    histograms: { type: "object" },
-    error: str,
-    queues: list2(obj(
-      { name: str, type: str, version: num2, policy: str, operatorPolicy: str, definition: { type: "object" }, arguments: { type: "object" } },
-      ["version", "policy", "operatorPolicy", "definition"]
-    )),
-    evidence: { type: "object", additionalProperties: num2 },
-    topQueues: list2(obj({ name: str, memoryBytes: num2, reductions: num2, reductionsPerSecond: num2, messages: num2 }, ["reductions", "reductionsPerSecond", "messages"]))
-  }, ["invalidReason", "error", "queues", "evidence", "topQueues"])),
-  comparisons: list2(COMPARISON),
-  evidence: list2(COMPARISON),
-  decidedBy: str,
-  verdict,
-  answer,
-  regressions: int,
-  improvements: int,
-  errors: list2(obj({ scope: str, message: str })),
-  durationSeconds: num2,
-  effectNote: str,
-  effectDiff: list2(str),
-  flames: list2(obj({
-    scenario: id,
-    against: id,
-    candidateLabel: str,
-    baselineLabel: str,
-    candidate: { type: "object", additionalProperties: num2, maxProperties: 2e4 },
-    baseline: { type: "object", additionalProperties: num2, maxProperties: 2e4 }
-  })),
-  flameNote: str,
-  sequential: obj({
-    looks: { ...list2({ type: "integer", minimum: 1 }), minItems: 1 },
-    level: num2,
-    family: int,
-    futility: num2,
-    stopped: { type: "object", additionalProperties: int },
-    fixedPairs: int,
-    savedSeconds: num2,
-    failedFast: obj({ scenario: id, pairs: int })
-  }, ["failedFast", "futility"])
-}, ["effectNote", "effectDiff", "sequential", "evidence", "flames", "flameNote", "answer"]);
-var validate;
-function invalid(file, what) {
-  return new GateError(
-    `${file} is not a valid rabbitmq-perf-gate report: ${what}`,
-    { file, field: "report" },
-    "use the report.json the action wrote (same release of rabbitmq-perf-gate); a forged or damaged report is never posted"
-  );
-}
-function readReportFile(file) {
-  let text;
-  try {
-    if (statSync2(file).size > MAX_BYTES) throw invalid(file, `larger than ${MAX_BYTES / 1024 / 1024} MiB`);
-    text = readFileSync5(file, "utf8");
-  } catch (e) {
-    if (e instanceof GateError) throw e;
-    throw new GateError(
-      `cannot read the report ${file} (${e.code ?? e.message})`,
-      { file, field: "report" },
-      "check the path: download the artifact first (actions/download-artifact) and point the input at its report.json"
-    );
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw invalid(file, `not valid JSON (${e.message})`);
-  }
-  if (!data || typeof data !== "object" || Array.isArray(data)) throw invalid(file, "not a JSON object");
-  if (typeof data.schemaVersion === "number" && data.schemaVersion > SCHEMA_VERSION) {
-    throw invalid(file, `schema version ${data.schemaVersion} is newer than this release understands (${SCHEMA_VERSION}); use the same release for both steps`);
-  }
-  validate ??= new import_ajv.Ajv({ strict: false, allErrors: false }).compile(REPORT_SCHEMA);
-  if (!validate(data)) {
-    const e = validate.errors[0];
-    const allowed = e.params.allowedValues ?? e.params.allowedValue;
-    throw invalid(file, `${e.instancePath || "(top level)"} ${e.message}${allowed !== void 0 ? ` ${JSON.stringify(allowed)}` : ""}`);
-  }
-  data.scenarios = data.scenarios.map(withScenarioKind);
-  return data;
-}
 var GLOB = /[*?[\]{}]/;
 function reportFilesUnder(dir) {
   return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile() && d.name === "report.json").map((d) => join2(d.parentPath, d.name));
@@ -5817,10 +5627,10 @@ async function namedPair(candidate, reference) {
 }
 
 // src/github/targets-input.ts
-function imageTarget(id2, image, configFiles, nodes, workspace) {
+function imageTarget(id, image, configFiles, nodes, workspace) {
   return {
-    id: id2,
-    label: `${id2 === "baseline" ? "baseline: " : ""}${image}`,
+    id,
+    label: `${id === "baseline" ? "baseline: " : ""}${image}`,
     kind: "docker",
     image,
     configFiles: configFiles.map((f) => resolve3(workspace, f)),
@@ -5882,13 +5692,13 @@ async function chooseTargets(s, ctx, workspace) {
 // src/github/gate.ts
 function runProblem(report) {
   const stop = report.errors.find((e) => isRunScope(e.scope));
-  const invalid2 = report.trials.filter((t) => !t.valid);
-  if (!stop && !invalid2.length) return void 0;
-  const first = invalid2[0];
+  const invalid = report.trials.filter((t) => !t.valid);
+  if (!stop && !invalid.length) return void 0;
+  const first = invalid[0];
   const reason = (first?.invalidReason ?? first?.error ?? "unknown reason").replace(/\s+/g, " ");
-  const trials = first ? `${invalid2.length} of ${report.trials.length} trials invalid (first: ${first.scenario} on ${first.target}, trial ${first.trial + 1}: ${reason.length > 300 ? `${reason.slice(0, 300)}\u2026` : reason})` : "";
-  const verdict2 = `Verdict ${report.verdict}; the results are in the report and the job summary.`;
-  return [stop?.message, trials && `${trials}.`, verdict2].filter(Boolean).join(" ");
+  const trials = first ? `${invalid.length} of ${report.trials.length} trials invalid (first: ${first.scenario} on ${first.target}, trial ${first.trial + 1}: ${reason.length > 300 ? `${reason.slice(0, 300)}\u2026` : reason})` : "";
+  const verdict = `Verdict ${report.verdict}; the results are in the report and the job summary.`;
+  return [stop?.message, trials && `${trials}.`, verdict].filter(Boolean).join(" ");
 }
 var actionUi = {
   info: (m) => info(m),
@@ -5919,7 +5729,7 @@ async function baselineForRun(s, ctx, workspace, file) {
     info(`Could not read ${path} at the base commit (${source.name}: ${e.message}); using the checkout's copy.`);
     return storedBaseline(file);
   }
-  const head = existsSync3(file) ? readFileSync6(file) : void 0;
+  const head = existsSync3(file) ? readFileSync5(file) : void 0;
   if (!base && !fromGit) {
     if (head) info(`The base commit's ${path} could not be read (fetch the base commit, e.g. actions/checkout fetch-depth: 0, or give a github-token); using the checkout's copy.`);
     return storedBaseline(file);
@@ -5986,7 +5796,7 @@ async function runMode(s, ctx, signal) {
 async function mergeMode(s, ctx) {
   const workspace = workspaceDir();
   const files = findReports(s.reports, workspace);
-  const parts = files.map((file) => ({ file, report: readReportFile(file) }));
+  const parts = files.map((file) => ({ file, report: readReport(file, "reports") }));
   info(`Merging ${parts.length} shard report(s): ${files.join(", ")}`);
   const stored = storedBaseline(resolve4(workspace, s.baselineFile));
   const report = mergeReports(parts, stored, (m) => warning(m, { title: "rabbitmq-perf-gate merge" }));
@@ -6007,7 +5817,7 @@ async function commentMode(s, ctx) {
   const workspace = workspaceDir();
   const reportFile = resolve5(workspace, s.report);
   const prFile = join3(dirname(reportFile), PR_INFO_FILE);
-  const report = readReportFile(reportFile);
+  const report = readReport(reportFile);
   const pr = readPrInfo(prFile);
   if (pr.name !== s.name) {
     throw new GateError(`the report is from gate "${pr.name}" but this step posts gate "${s.name}"`, { file: prFile, field: "name" }, "give this step the same name input as the gate that wrote the report");
@@ -6160,7 +5970,7 @@ async function nightlyMode(s, ctx, signal) {
       "run mode: refresh once with broker-image set to the reference image (it records that broker), or give baseline-image"
     );
   }
-  const docker = (id2, img, config) => ({ id: id2, label: img, kind: "docker", image: img, configFiles: config.map((f) => resolve7(workspace, f)), nodes: s.targets.nodes, env: {}, setup: [], network: "host" });
+  const docker = (id, img, config) => ({ id, label: img, kind: "docker", image: img, configFiles: config.map((f) => resolve7(workspace, f)), nodes: s.targets.nodes, env: {}, setup: [], network: "host" });
   const candidate = docker("candidate", image, s.targets.brokerConfig);
   const reference = baselineImage ? { ...docker("baseline", baselineImage, s.targets.baselineConfig ?? s.targets.brokerConfig), label: baselineImage === image ? `${baselineImage} (reference)` : baselineImage } : void 0;
   const runId = newRunId();

@@ -14,7 +14,7 @@ import { parseLooks } from '../config/looks';
 import { resolveBisectImages } from '../config/bisect-range';
 import { runIdFromEnv } from '../config/cli-targets';
 import { bisectSession } from '../compare/bisect';
-import { writeFileAtomic } from '../compare/baseline-file';
+import { writeFileAtomic } from '../compare/stored';
 import { bisectTerminal, renderBisectHtml, renderBisectMarkdown } from '../report/bisect';
 import { writeBisectFiles } from '../report/files';
 import { terminalUi } from '../report/progress';

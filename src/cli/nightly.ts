@@ -12,7 +12,7 @@ import { resolveScenarios } from '../config/catalogue';
 import { parseLooks } from '../config/looks';
 import { cliTargets, runIdFromEnv } from '../config/cli-targets';
 import { imageLabel } from '../broker/docker-cli';
-import { readBaseline } from '../compare/baseline-file';
+import { readBaseline } from '../compare/stored';
 import { emptyHistory, readHistory } from '../compare/history-file';
 import { detectSteps, nightlySummary, recordNight } from '../compare/nightly';
 import { isRunScope } from '../compare/judge';

@@ -6,17 +6,18 @@ import { trialValues } from '../compare/baseline-file';
 import { isRunScope, judge } from '../compare/judge';
 import { renderSummary } from '../report/markdown';
 import { fingerprintMismatch } from '../metrics/fingerprint';
-import { emit, readResult, type Values } from './shared';
+import { readStored } from '../compare/stored';
+import { emit, type Values } from './shared';
 
 export function reportCommand(file: string, v: Values): number {
-  const { report } = readResult(file);
+  const { report } = readStored(file);
   if (!report) throw new GateError('this is a baseline.json, not a report', { file }, `compare a run with it: rabbitmq-perf-gate compare REPORT.json ${file}`);
   emit(report, { ...v, json: v.json }, () => renderSummary(report, { name: 'rabbitmq-perf-gate' }));
   return 0;
 }
 
 export function compareCommand(files: string[], v: Values): number {
-  let [a, b] = files.map((f) => ({ file: f, ...readResult(f) }));
+  let [a, b] = files.map((f) => ({ file: f, ...readStored(f) }));
   if (a.baseline && b.report) [a, b] = [b, a]; // a baseline is always the reference
   const cand = a.report;
   if (!cand) throw new GateError('compare needs at least one report.json', { file: a.file }, 'compare NEW/report.json OLD/report.json, or NEW/report.json baseline.json');

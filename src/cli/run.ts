@@ -15,14 +15,15 @@ import { parseLooks } from '../config/looks';
 import { cliTargets, runIdFromEnv } from '../config/cli-targets';
 import { interruptible } from '../broker/cleanup';
 import { resumedTargets } from '../broker/resume';
-import { readBaseline, baselineFromRun, writeBaseline } from '../compare/baseline-file';
+import { baselineFromRun } from '../compare/baseline-file';
+import { readBaseline, readStored, writeBaseline } from '../compare/stored';
 import { isRunScope } from '../compare/judge';
 import { runPipeline } from '../pipeline';
 import { renderSummary } from '../report/markdown';
 import { writeReportFiles, writeReportJson } from '../report/files';
 import { terminalUi } from '../report/progress';
 import { machineText } from '../report/machine';
-import { emit, numberOpt, readResult, type Values } from './shared';
+import { emit, numberOpt, type Values } from './shared';
 
 /** Options that would change a resumed run's plan or trials: they come from the interrupted run. */
 const PLAN_OPTIONS = ['scenarios', 'repetitions', 'seed', 'duration', 'warmup', 'looks', 'no-sequential', 'no-fail-fast', 'no-freeze', 'flame-graph', 'no-anchor'] as const;
@@ -34,7 +35,7 @@ interface Interrupted { report: RunReport; file: string; dir: string; record: Re
 function interruptedRun(given: string, mode: 'check' | 'refresh', v: Values): Interrupted {
   const path = resolve(given);
   const file = existsSync(path) && statSync(path).isFile() ? path : join(path, 'report.json');
-  const { report } = readResult(file);
+  const { report } = readStored(file);
   if (!report) throw new GateError('is a baseline, not the report.json of a run', { file, field: '--resume' }, 'give the --out folder of the interrupted run');
   if (!report.resume) {
     throw new GateError(report.errors.some((e) => isRunScope(e.scope)) ? 'this run stopped early, but its report records nothing to resume from (an older version wrote it)' : 'this run finished: there is nothing to resume',

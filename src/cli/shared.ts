@@ -1,14 +1,12 @@
 // The CLI's shared pieces: the help text, the options and which command takes which, parsing,
-// number options, reading a report.json or baseline.json, and writing a result (HTML file, JSON,
+// number options, and writing a result (HTML file, JSON,
 // a terminal table or Markdown). One module per command sits beside it; src/cli.ts dispatches.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULTS } from '../config/defaults';
-import type { Baseline, RunReport } from '../schema/types';
-import { withScenarioKind } from '../schema/types';
+import type { RunReport } from '../schema/types';
 import { GateError } from '../schema/errors';
-import { readBaseline, writeFileAtomic } from '../compare/baseline-file';
+import { writeFileAtomic } from '../compare/stored';
 import { renderHtml } from '../report/html';
 import { colorAllowed, terminalTable } from '../report/terminal';
 import { TOOL_VERSION } from '../metrics/fingerprint';
@@ -156,30 +154,4 @@ export function emit(report: RunReport, v: Values, markdown: () => string): void
   else process.stdout.write(markdown());
 }
 
-/** A report.json or baseline.json, with JSON errors located by line. */
-export function readResult(file: string): { report?: RunReport; baseline?: Baseline } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new GateError(`cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
-  }
-  let data: Record<string, unknown>;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    const pos = /position (\d+)/.exec((e as Error).message);
-    throw new GateError(`not valid JSON (${(e as Error).message})`, { file, line: pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined });
-  }
-  if (data && Array.isArray(data.trials) && Array.isArray(data.scenarios) && Array.isArray(data.comparisons)) {
-    // Older releases left `kind` out of messaging scenarios.
-    return { report: { ...data, scenarios: data.scenarios.map(withScenarioKind) } as unknown as RunReport };
-  }
-  if (data?.scenarios && typeof data.scenarios === 'object' && !Array.isArray(data.scenarios)) {
-    const read = readBaseline(file);
-    if (read.status === 'ok') return { baseline: read.baseline };
-    if (read.status === 'unusable') throw read.error;
-  }
-  throw new GateError('neither a report.json (trials, scenarios, comparisons) nor a baseline.json', { file }, 'pass the report.json of a run or a stored baseline');
-}
 

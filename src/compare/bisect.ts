@@ -21,7 +21,7 @@ import { GateError } from '../schema/errors';
 import { fingerprint, TOOL, TOOL_VERSION } from '../metrics/fingerprint';
 import { resolveScenarios } from '../config/catalogue';
 import { commitsBetween } from '../config/bisect-range';
-import { writeFileAtomic } from './baseline-file';
+import { writeFileAtomic } from './stored';
 import { answerFor, defaultRepetitions } from './compare';
 import { isRunScope } from './judge';
 

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import type { NightlyEntry, NightlyHistory, RunReport } from '../schema/types';
 import { SCHEMA_VERSION } from '../schema/types';
 import { GateError } from '../schema/errors';
-import { trialValues, writeFileAtomic } from './baseline-file';
+import { trialValues } from './baseline-file';
+import { writeFileAtomic } from './stored';
 import { median } from './stats';
 
 /** Nights kept; older ones are dropped (the detector looks at what is left). */

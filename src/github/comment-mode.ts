@@ -17,7 +17,7 @@ import { storedBaseline, type Outcome } from './gate';
 import { workspaceDir } from './context';
 import { PR_INFO_FILE, readPrInfo, type PrInfo } from './pr-info';
 import { postComment, writeJobSummary } from './publish';
-import { readReportFile } from './report-input';
+import { readReport } from '../compare/stored';
 import { trendChart } from './trend';
 
 const forged = (file: string, what: string): GateError =>
@@ -28,7 +28,7 @@ export async function commentMode(s: ActionSettings, ctx: RunContext): Promise<O
   const workspace = workspaceDir();
   const reportFile = resolve(workspace, s.report!);
   const prFile = join(dirname(reportFile), PR_INFO_FILE);
-  const report = readReportFile(reportFile);
+  const report = readReport(reportFile);
   const pr = readPrInfo(prFile);
   if (pr.name !== s.name) {
     throw new GateError(`the report is from gate "${pr.name}" but this step posts gate "${s.name}"`, { file: prFile, field: 'name' }, 'give this step the same name input as the gate that wrote the report');

@@ -7,13 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Baseline, RunReport, TrialResult } from '../schema/types';
 import type { ActionSettings } from '../config/action-inputs';
-import { type BaselineRead, parseBaseline, readBaseline } from '../compare/baseline-file';
+import { type BaselineRead, parseBaseline, readBaseline, readReport } from '../compare/stored';
 import { newRunId, runPipeline, type Ui } from '../pipeline';
 import { annotate, commentOnPullRequest, publishReport } from './publish';
 import { workspaceDir } from './context';
 import type { RunContext } from './context';
 import { refreshBaseline } from './refresh';
-import { findReports, readReportFile } from './report-input';
+import { findReports } from './report-input';
 import { mergeReports } from './merge';
 import { chooseTargets, sourceAt } from './targets-input';
 import { gitCommit, hasCommit } from '../config/file-source';
@@ -137,7 +137,7 @@ export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortS
 export async function mergeMode(s: ActionSettings, ctx: RunContext): Promise<Outcome> {
   const workspace = workspaceDir();
   const files = findReports(s.reports!, workspace);
-  const parts = files.map((file) => ({ file, report: readReportFile(file) }));
+  const parts = files.map((file) => ({ file, report: readReport(file, 'reports') }));
   core.info(`Merging ${parts.length} shard report(s): ${files.join(', ')}`);
   const stored = storedBaseline(resolve(workspace, s.baselineFile));
   const report = mergeReports(parts, stored, (m) => core.warning(m, { title: 'rabbitmq-perf-gate merge' }));

@@ -3,7 +3,7 @@
 // belongs to. Read back as untrusted input: every field is checked, nothing is executed.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../compare/baseline-file';
+import { writeFileAtomic } from '../compare/stored';
 import { GateError } from '../schema/errors';
 import { TOOL } from '../metrics/fingerprint';
 import type { RunContext } from './context';

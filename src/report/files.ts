@@ -4,7 +4,7 @@
 // after each trial (a killed run can be resumed from it).
 import { join } from 'node:path';
 import type { BisectReport, RunReport } from '../schema/types';
-import { writeFileAtomic } from '../compare/baseline-file';
+import { writeFileAtomic, writeReport } from '../compare/stored';
 import { renderHtml } from './html';
 import { renderBisectHtml } from './bisect';
 
@@ -21,7 +21,7 @@ export function writeReportFiles(dir: string, report: RunReport, summary: string
 /** Writes `dir`/report.json atomically; returns its path. */
 export function writeReportJson(dir: string, report: RunReport): string {
   const json = join(dir, 'report.json');
-  writeFileAtomic(json, JSON.stringify(report, null, 1) + '\n');
+  writeReport(json, report);
   return json;
 }
 

@@ -2,7 +2,8 @@
 // TargetSpec, the broker stage produces TargetInfo, the workload and metrics stages produce
 // TrialResult, compare produces Comparison, and RunReport / Baseline are what the CLI, the action,
 // the baseline file and every report format read and write. Bump SCHEMA_VERSION on any change
-// that an older reader could misread, and add a migration in src/compare/baseline-file.ts.
+// that an older reader could misread: add its migration and update schema/report.schema.json and
+// schema/baseline.schema.json (src/compare/stored.ts reads and checks both).
 
 export const SCHEMA_VERSION = 1;
 

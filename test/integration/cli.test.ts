@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunReport, TrialResult } from '../../src/schema/types';
 import { SCHEMA_VERSION } from '../../src/schema/types';
-import { baselineFromRun, writeBaseline } from '../../src/compare/baseline-file';
+import { baselineFromRun } from '../../src/compare/baseline-file';
+import { writeBaseline } from '../../src/compare/stored';
 import { AMQP_URL } from '../support/broker';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -186,7 +187,7 @@ describe('bundled CLI', () => {
     const r = cli(['report', 'junk.json']);
     expect(r.code).toBe(2);
     oneLineError(r.stderr);
-    expect(r.stderr).toMatch(/junk\.json:3: not valid JSON/);
+    expect(r.stderr).toMatch(/junk\.json:3: the file is not valid JSON/);
     expect(cli(['compare', 'junk.json', 'old.json']).code).toBe(2);
   });
 

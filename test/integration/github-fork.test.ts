@@ -135,8 +135,8 @@ describe('fork pull request, then the workflow_run comment step', () => {
 
 describe('forged or malformed artifacts: one clear error, no comment', () => {
   const cases: [string, (report: any, pr: any) => string | undefined, RegExp][] = [
-    ['report.json is not JSON', () => '{"schemaVersion": 1, oops', /not a valid rabbitmq-perf-gate report: not valid JSON/],
-    ['a newer schema version', (r) => void (r.schemaVersion = 99), /schema version 99 is newer than this release understands/],
+    ['report.json is not JSON', () => '{"schemaVersion": 1, oops', /the report file is not valid JSON/],
+    ['a newer schema version', (r) => void (r.schemaVersion = 99), /the report file has schema version 99, newer than this version of rabbitmq-perf-gate understands/],
     ['a field of the wrong type', (r) => void (r.comparisons[0].ratio = '1.5; rm -rf /'), /\/comparisons\/0\/ratio must be number,null/],
     ['a required field missing', (r) => void delete r.verdict, /must have required property 'verdict'/],
     ['not our tool', (r) => void (r.tool.name = 'evil-bench'), /\/tool\/name must be equal to constant/],

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeRunContainers } from '../../src/broker/cleanup';
 import { startDocker } from '../../src/broker/docker';
-import { readReportFile } from '../../src/github/report-input';
+import { readReport } from '../../src/compare/stored';
 import type { RunReport } from '../../src/schema/types';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -33,7 +33,7 @@ function cli(args: string[], out: string) {
     cwd: tmp, encoding: 'utf8', timeout: 400_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, RABBITMQ_PERF_GATE_RUN_ID: RUN_ID },
   });
   // Read as mode: comment and merge read a report they did not write: checked against its shape.
-  const report: RunReport = readReportFile(join(tmp, out, 'report.json'));
+  const report: RunReport = readReport(join(tmp, out, 'report.json'));
   // The Markdown summary with its escapes undone, to look for the lines the report renders.
   const summary = readFileSync(join(tmp, out, 'summary.md'), 'utf8').replace(/\\(.)/g, '$1');
   return { code: r.status, stderr: r.stderr, report, summary };

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { readBaseline, writeBaseline, baselineFromRun, HISTORY_LIMIT, storedMismatch, windowMismatch } from '../../src/compare/baseline-file';
+import { baselineFromRun, HISTORY_LIMIT, storedMismatch, windowMismatch } from '../../src/compare/baseline-file';
+import { readBaseline, writeBaseline } from '../../src/compare/stored';
 import { spec } from '../support/broker';
 import type { Baseline, RunReport } from '../../src/schema/types';
 
@@ -33,8 +34,8 @@ describe('reading', () => {
       ['[1,2]', /not a JSON object/],
       ['{"scenarios": {}}', /no schemaVersion/],
       ['{"schemaVersion": 99, "scenarios": {}}', /schema version 99, newer than/],
-      ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {"m": [1, "x"]}}}, "fingerprint": {}}', /metric "m" is not a list of numbers/],
-      ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {}, "window": {"warmupSeconds": "1"}}}, "fingerprint": {}}', /scenario "a" has a "window" without numeric/],
+      ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {"m": [1, "x"]}}}, "fingerprint": {}}', /the baseline file is malformed: \/scenarios\/a\/metrics\/m\/1 must be number/],
+      ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {}, "window": {"warmupSeconds": "1"}}}, "fingerprint": {}}', /the baseline file is malformed: \/scenarios\/a\/window must have required property 'durationSeconds'/],
     ];
     for (const [text, msg] of cases) {
       const f = join(d, 'b.json');
@@ -88,7 +89,7 @@ describe('atomic write', () => {
     const d = dir();
     const entry = join(d, 'writer.mjs');
     await build({
-      stdin: { contents: `import { writeFileAtomic } from ${JSON.stringify(resolve('src/compare/baseline-file.ts'))};
+      stdin: { contents: `import { writeFileAtomic } from ${JSON.stringify(resolve('src/compare/stored.ts'))};
         const big = JSON.stringify({ schemaVersion: 1, pad: 'x'.repeat(64 * 1024 * 1024) });
         process.stdout.write('go\\n'); writeFileAtomic(process.argv[2], big);`, resolveDir: process.cwd(), loader: 'ts' },
       bundle: true, platform: 'node', format: 'esm', outfile: entry, logLevel: 'silent',

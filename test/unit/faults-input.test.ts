@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseScenario } from '../../src/config/scenario-file';
 import { resolveScenarios } from '../../src/config/catalogue';
 import { GateError } from '../../src/schema/errors';
-import { readBaseline } from '../../src/compare/baseline-file';
+import { readBaseline } from '../../src/compare/stored';
 import { compareSamples, overallVerdict } from '../../src/compare/compare';
 import { runPipeline } from '../../src/pipeline';
 import { spec } from '../support/broker';

@@ -16,7 +16,7 @@ describe('two gates writing the same baseline', () => {
     const entry = join(d, 'writer.mjs');
     await build({
       stdin: {
-        contents: `import { writeFileAtomic } from ${JSON.stringify(resolve('src/compare/baseline-file.ts'))};
+        contents: `import { writeFileAtomic } from ${JSON.stringify(resolve('src/compare/stored.ts'))};
           Object.defineProperty(process, 'pid', { value: 1 });
           Date.now = () => 1700000000000;
           const [file, name, rounds] = process.argv.slice(2);
