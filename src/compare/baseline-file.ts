@@ -4,7 +4,6 @@
 import type { Baseline, BaselineHistoryEntry, Fingerprint, RunReport, ScenarioSpec, TargetInfo } from '../schema/types';
 import { fingerprintMismatch } from '../metrics/fingerprint';
 import { SCHEMA_VERSION } from '../schema/types';
-import { GateError } from '../schema/errors';
 import { median } from './stats';
 
 /** Refreshes remembered for trend charts; older ones are dropped. */
