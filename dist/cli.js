@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-7MSYZTK3.js";
+} from "./chunks/chunk-ZQNXTL2H.js";
 import {
   GateError,
   describeContainer,

@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-7MSYZTK3.js";
+} from "./chunks/chunk-ZQNXTL2H.js";
 import {
   GateError,
   describeError,

@@ -2,7 +2,7 @@
 // restart (restart scenarios: a docker target; a single-node one to restart the container), a
 // protocol listener (streams, MQTT), a minimum RabbitMQ version (native AMQP 1.0 from 4.0;
 // stream filtering and MQTT 5 from 3.13). The pipeline skips a scenario on every target when one
-// of them cannot run it (src/pipeline.ts).
+// of them cannot run it (src/pipeline/boot.ts).
 import type { ProtocolName, ScenarioSpec, TargetInfo } from '../schema/types';
 import type { BrokerHandle } from './provider';
 import { PROTOCOL_PLUGIN } from './endpoints';

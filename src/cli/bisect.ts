@@ -19,7 +19,7 @@ import { bisectTerminal, renderBisectHtml, renderBisectMarkdown } from '../repor
 import { writeBisectFiles } from '../report/files';
 import { terminalUi } from '../report/progress';
 import { colorAllowed } from '../report/terminal';
-import { candidateCouldNotStart, runPipeline } from '../pipeline';
+import { candidateCouldNotStart, runPipeline } from '../pipeline/run';
 import { numberOpt, type Values } from './shared';
 
 /** The exit status of a finished session. */

@@ -16,7 +16,7 @@ import { readBaseline } from '../compare/stored';
 import { emptyHistory, readHistory } from '../compare/history-file';
 import { detectSteps, nightlySummary, recordNight } from '../compare/nightly';
 import { isRunScope } from '../compare/judge';
-import { runPipeline } from '../pipeline';
+import { runPipeline } from '../pipeline/run';
 import { renderSummary } from '../report/markdown';
 import { writeReportFiles } from '../report/files';
 import { terminalUi } from '../report/progress';

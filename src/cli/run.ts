@@ -18,7 +18,7 @@ import { resumedTargets } from '../broker/resume';
 import { baselineFromRun } from '../compare/baseline-file';
 import { readBaseline, readStored, writeBaseline } from '../compare/stored';
 import { isRunScope } from '../compare/judge';
-import { runPipeline } from '../pipeline';
+import { runPipeline } from '../pipeline/run';
 import { renderSummary } from '../report/markdown';
 import { writeReportFiles, writeReportJson } from '../report/files';
 import { terminalUi } from '../report/progress';

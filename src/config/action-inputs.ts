@@ -21,7 +21,7 @@ export type CommentMode = 'always' | 'on-change' | 'never';
 export interface ActionSettings {
   scenarios: string;
   candidate: TargetSpec;
-  /** Absent: the pipeline's default for the selection (src/pipeline.ts defaultRepetitions). */
+  /** Absent: the pipeline's default for the selection (src/compare/compare.ts defaultRepetitions). */
   repetitions?: number;
   mode: ActionMode;
   baselineFile: string;

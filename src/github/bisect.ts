@@ -17,7 +17,7 @@ import { bisectSession } from '../compare/bisect';
 import { bisectHeadline, renderBisectMarkdown } from '../report/bisect';
 import { writeBisectFiles } from '../report/files';
 import { marker } from '../report/markdown';
-import { candidateCouldNotStart, newRunId, runPipeline } from '../pipeline';
+import { candidateCouldNotStart, newRunId, runPipeline } from '../pipeline/run';
 import { apiError, client } from './client';
 import { upsertComment } from './comment';
 import { type RunContext, workspaceDir } from './context';

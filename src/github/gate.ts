@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Baseline, RunReport, TrialResult } from '../schema/types';
 import type { ActionSettings } from '../config/action-inputs';
 import { type BaselineRead, parseBaseline, readBaseline, readReport } from '../compare/stored';
-import { newRunId, runPipeline, type Ui } from '../pipeline';
+import { newRunId, runPipeline, type Ui } from '../pipeline/run';
 import { annotate, commentOnPullRequest, publishReport } from './publish';
 import { workspaceDir } from './context';
 import type { RunContext } from './context';

@@ -18,7 +18,7 @@ import { imageLabel } from '../broker/docker-cli';
 import { isRunScope } from '../compare/judge';
 import { emptyHistory, parseHistory, readHistory } from '../compare/history-file';
 import { recordNight } from '../compare/nightly';
-import { newRunId, runPipeline } from '../pipeline';
+import { newRunId, runPipeline } from '../pipeline/run';
 import { type RunContext, workspaceDir } from './context';
 import { actionUi, type Outcome, runProblem, storedBaseline } from './gate';
 import { publishReport } from './publish';

@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeRunContainers } from '../../src/broker/cleanup';
 import { resolveScenarios } from '../../src/config/catalogue';
-import { runPipeline, type Ui } from '../../src/pipeline';
+import { runPipeline, type Ui } from '../../src/pipeline/run';
 import type { DockerTargetSpec, RunReport } from '../../src/schema/types';
 import { scenarioCopies } from '../support/scenario-copies';
 

@@ -14,7 +14,7 @@ const ORDER = ['schema', 'metrics', 'plan', 'config', 'broker', 'workload', 'com
 function stageOf(file: string): string {
   const rel = relative(SRC, file).split('/');
   if (rel.length > 1) return rel[0];
-  return rel[0] === 'pipeline.ts' ? 'pipeline' : 'front end'; // cli.ts, main.ts, index.ts, post.ts
+  return 'front end'; // cli.ts, main.ts, index.ts, post.ts
 }
 
 function sources(dir: string): string[] {

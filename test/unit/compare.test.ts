@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compareSamples, CONFIDENCE, overallVerdict, trialsNeeded } from '../../src/compare/compare';
 import { hodgesLehmannPairedRatio } from '../../src/compare/paired';
 import { spec } from '../support/broker';
-import { warnIfUnderpowered } from '../../src/pipeline';
+import { warnIfUnderpowered } from '../../src/pipeline/boot';
 import { STORED_ALLOWANCE, toleranceFor } from '../../src/compare/margins';
 
 const s = { ...spec('one_fast', {}), gate: ['consumed_rate', 'latency_p99_ms'] };

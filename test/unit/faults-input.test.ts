@@ -11,7 +11,7 @@ import { resolveScenarios } from '../../src/config/catalogue';
 import { GateError } from '../../src/schema/errors';
 import { readBaseline } from '../../src/compare/stored';
 import { compareSamples, overallVerdict } from '../../src/compare/compare';
-import { runPipeline } from '../../src/pipeline';
+import { runPipeline } from '../../src/pipeline/run';
 import { spec } from '../support/broker';
 
 const HEAD = 'id: t\ndescription: d\norigin: { source: s, command: c }\n';
