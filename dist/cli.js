@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-ZQNXTL2H.js";
+} from "./chunks/chunk-STNL3EEZ.js";
 import {
   GateError,
   describeContainer,

@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ZQNXTL2H.js";
+} from "./chunks/chunk-STNL3EEZ.js";
 import {
   GateError,
   describeError,

@@ -174,6 +174,18 @@ export function loadBetween(a: CpuSnapshot, b: CpuSnapshot, ours: ReadonlySet<st
   };
 }
 
+/** Why a same-run pair measures the machine rather than the brokers, or undefined: the other load
+ *  during its two trials differed by a tenth of the cores or more (BUSY_SHARE). Steady other load
+ *  on both trials cancels in the pair's ratio and is no reason. Measured on real A/As
+ *  (bench/pair-spread.mjs, docs/statistics.md): dropping such pairs cut the pair spread of
+ *  one_one_one from 19.6 % to 9.5 % on a disturbed run; a quiet run has none. */
+export function pairDisturbance(a: MachineLoad | undefined, b: MachineLoad | undefined, cores = os.availableParallelism()): string | undefined {
+  if (!a || !b) return undefined;
+  const limit = round(BUSY_SHARE * cores, 2);
+  if (Math.abs(a.otherCores - b.otherCores) < limit) return undefined;
+  return `the machine's other load differed within the pair (${a.otherCores} and ${b.otherCores} of ${cores} cores; ${limit} or more apart), so the pair would measure the machine, not the brokers`;
+}
+
 /** Adds an interval's named users to a running total of core-seconds. */
 export function accumulate(total: Map<string, LoadUser & { coreSeconds: number }>, l: MachineLoad): void {
   for (const u of l.top ?? []) {

@@ -2,13 +2,16 @@
 // trials are taken instead of run again; after each trial the caller may save a checkpoint; a
 // same-run A/B with looks asks its stopping policy (SequentialRun, src/compare/sequential.ts) at
 // each completed round whether a scenario is decided (its remaining rounds skipped) or failed
-// (fail-fast: the undecided ones stop there too). Running one trial is the caller's (the broker
+// (fail-fast: the undecided ones stop there too). A pair whose two trials saw the machine's other
+// load differ (pairDisturbance, src/metrics/machine.ts) is not compared: both its trials are marked
+// invalid, and an undecided scenario goes on to its next look. Running one trial is the caller's (the broker
 // stage's handles, the idle target frozen, the machine watched), so this loop runs without a broker
 // in its tests.
 import type { PlannedTrial } from '../plan/plan';
 import { estimateSeconds } from '../plan/plan';
 import { answerFor } from '../compare/compare';
 import type { SequentialDesign } from '../compare/sequential';
+import { pairDisturbance } from '../metrics/machine';
 import type { Comparison, TrialResult } from '../schema/types';
 import type { RunState } from './state';
 
@@ -35,6 +38,10 @@ export async function execute(s: ExecuteState, plan: PlannedTrial[], runner: Tri
       s.lastRun = result;
     }
     s.trials.push(result);
+    if (s.opts.reference && s.specs.length === 2) {
+      const why = dropDisturbedPair(s.trials, p);
+      if (why) ui.info(`${p.scenario.id}, pair ${p.trial + 1}: not compared: ${why}`);
+    }
     remaining -= estimateSeconds([p]);
     if (result === s.lastRun) {
       ui.trialDone(s.trials.length, s.planned, result, Math.max(0, remaining));
@@ -55,6 +62,17 @@ export async function execute(s: ExecuteState, plan: PlannedTrial[], runner: Tri
   const ran = new Map(s.scenarios.map((x) => [x.id, s.trials.filter((t) => t.scenario === x.id && t.target === s.opts.candidate.id).length]));
   const cut = seq?.finish(ran) ?? [];
   if (cut.length) ui.info(`fail-fast: ${seq!.failedFast!.scenario} failed after ${seq!.failedFast!.pairs} pairs, so ${cut.join(', ')} stopped there too (fail-fast: false runs each until decided)`);
+}
+
+/** Once both trials of `p`'s pair have run: if the machine disturbed the pair, both are marked
+ *  invalid (its reason) and the reason returned. */
+function dropDisturbedPair(trials: TrialResult[], p: PlannedTrial): string | undefined {
+  const pair = trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial);
+  if (pair.length !== 2 || !pair.every((t) => t.valid)) return undefined;
+  const why = pairDisturbance(pair[0].machine, pair[1].machine);
+  if (!why) return undefined;
+  for (const t of pair) Object.assign(t, { valid: false, invalidReason: why });
+  return why;
 }
 
 /** Both targets have run this trial's round of its scenario. */

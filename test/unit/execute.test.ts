@@ -2,7 +2,8 @@
 // interleaved order, a scenario stopped at the look that decides it (its remaining rounds skipped,
 // the planned total shrinking), fail-fast ending the undecided ones at that look, an undecided
 // scenario going on to the next look, a resumed run's kept trials taken rather than run again, a
-// checkpoint after each trial run, trial errors recorded, and the run's signal ending the loop.
+// checkpoint after each trial run, trial errors recorded, the run's signal ending the loop, and a
+// pair the machine disturbed (its other load differing between the two trials) not compared.
 import { describe, expect, it } from 'vitest';
 import { sequentialDesign, SequentialRun } from '../../src/compare/sequential';
 import { type ExecuteState, execute } from '../../src/pipeline/execute';
@@ -16,7 +17,7 @@ const scenario = (id: string): ScenarioSpec => ({ ...spec(id, {}), gate: ['consu
 const LOOKS = [10, 12, 16, 24];
 
 /** A fake broker pair: each scenario's candidate/reference rate ratio and relative noise. */
-function fakeRunner(effects: Record<string, { ratio: number; noise: number }>, seed = 7) {
+function fakeRunner(effects: Record<string, { ratio: number; noise: number }>, seed = 7, otherCores: (p: PlannedTrial) => number = () => 0.03) {
   const random = rng(seed);
   const calls: PlannedTrial[] = [];
   return {
@@ -25,7 +26,8 @@ function fakeRunner(effects: Record<string, { ratio: number; noise: number }>, s
       calls.push(p);
       const e = effects[p.scenario.id];
       const level = 1000 * (p.target === 'candidate' ? e.ratio : 1) * (1 + e.noise * (2 * random() - 1));
-      return { scenario: p.scenario.id, target: p.target, trial: p.trial, order: p.order, startedAt: '', valid: true, metrics: { consumed_rate: level }, series: [], histograms: {} };
+      const machine = { seconds: 3, busyCores: 1.6, otherCores: otherCores(p), steal: 0, iowait: 0 };
+      return { scenario: p.scenario.id, target: p.target, trial: p.trial, order: p.order, startedAt: '', valid: true, metrics: { consumed_rate: level }, series: [], histograms: {}, machine };
     },
   };
 }
@@ -109,5 +111,21 @@ describe('execute: the trial loop', () => {
     expect(s.trials).toHaveLength(5);
     expect(s.errors).toEqual([{ scope: `same on ${plan[2].target}, trial ${plan[2].trial + 1}`, message: 'the broker closed the connection' }]);
     expect(s.lastRun).toBe(s.trials[4]);
+  });
+
+  it('a pair whose trials saw the other load differ is not compared (both trials invalid, with the reason); steady other load on both is kept', async () => {
+    const { s, plan, lines } = state([scenario('same')]);
+    // Pair 4: another job ran during the candidate's trial only; pair 6: during both.
+    const other = (p: PlannedTrial) => (p.trial === 3 && p.target === 'candidate' ? 0.9 : p.trial === 5 ? 0.9 : 0.03);
+    await execute(s, plan, fakeRunner({ same: { ratio: 1, noise: 0.01 } }, 7, other));
+    const pair = (i: number) => s.trials.filter((t) => t.trial === i);
+    expect(pair(3).map((t) => t.valid)).toEqual([false, false]);
+    expect(pair(3)[0].invalidReason).toMatch(/^the machine's other load differed within the pair \((0\.9 and 0\.03|0\.03 and 0\.9) of \d+ cores; 0\.\d+ or more apart\), so the pair would measure the machine, not the brokers$/);
+    expect(pair(5).every((t) => t.valid)).toBe(true);
+    expect(s.trials.filter((t) => !t.valid)).toHaveLength(2);
+    expect(lines).toContainEqual(expect.stringMatching(/^same, pair 4: not compared: the machine's other load differed/));
+    // The look at 10 rounds compares the 9 pairs left.
+    const cs = s.seq!.compareAt(scenario('same'), s.trials, candidate, reference);
+    expect(cs.find((c) => c.gating)?.nCandidate).toBe(pairsOf(s.trials.filter((t) => t.valid), 'same'));
   });
 });
