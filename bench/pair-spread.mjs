@@ -75,7 +75,7 @@ const sd = (xs) => { const m = mean(xs); return Math.sqrt(xs.reduce((a, v) => a 
 const mad = (xs) => { const s = [...xs].sort((a, b) => a - b); const med = s[s.length >> 1]; const d = s.map((v) => Math.abs(v - med)).sort((a, b) => a - b); return 1.4826 * d[d.length >> 1]; };
 /** Least squares of y on the columns of X (with an intercept): the residuals (keeping the
  *  intercept) and the intercept, the effect estimated at no covariate difference. */
-function fit(y, X) {
+function leastSquares(y, X) {
   // A covariate that never varies (no machine data) is left out.
   const cols = [y.map(() => 1), ...X[0].map((_, j) => X.map((r) => r[j])).filter((c) => c.some((v) => v !== c[0]))];
   const k = cols.length;
@@ -122,7 +122,7 @@ for (const [key, rs] of [...rows].sort()) {
   const y = rs.map((r) => r.y);
   const cells = Object.values(ADJUST).map((cov) => {
     const X = rs.map(cov);
-    const f = X[0].length ? fit(y, X) : { residuals: y, effect: mean(y), k: 1 };
+    const f = X[0].length ? leastSquares(y, X) : { residuals: y, effect: mean(y), k: 1 };
     const s = sd(f.residuals) * Math.sqrt((y.length - 1) / Math.max(1, y.length - f.k));
     return `${f.effect >= 0 ? '+' : ''}${pct(Math.exp(f.effect) - 1)} ${pct(s)} [${pct(mad(f.residuals))}] n${need(s)}`;
   });
