@@ -20,10 +20,12 @@
 // With each spread, the pairs a green answer needs at the pr design's per-look level: the n at
 // which z·σ/√n (the CI's bad end of an A/A) reaches the 10 % equivalence margin, ln 1.10.
 // Pairs are the rounds where both targets have a valid trial of the scenario.
-//   node_modules/.bin/node bench/pair-spread.mjs REPORT.json|DIR ... [--level 0.0127] [--quiet 0.2]
+// Reports may be gzipped (the ledgers keep them so: bench/lib/strip-report.mjs).
+//   node_modules/.bin/node bench/pair-spread.mjs REPORT.json[.gz]|DIR ... [--level 0.0127] [--quiet 0.2]
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 
 const { values: o, positionals } = parseArgs({ allowPositionals: true, options: { level: { type: 'string', default: '0.0127' }, quiet: { type: 'string', default: '0.2' } } });
 /** A pair is quiet when neither trial saw this much other load (cores; the gate's "busy" mark is 10 % of the cores). */
@@ -34,7 +36,7 @@ if (!positionals.length) {
 }
 
 const files = positionals.flatMap(function walk(p) {
-  return statSync(p).isDirectory() ? readdirSync(p).flatMap((f) => walk(join(p, f))) : p.endsWith('report.json') || p.endsWith('.json') ? [p] : [];
+  return statSync(p).isDirectory() ? readdirSync(p).flatMap((f) => walk(join(p, f))) : p.endsWith('.json') || p.endsWith('.json.gz') ? [p] : [];
 });
 
 /** Rows: one per pair, with its log ratio, who ran first, and the covariate differences. */
@@ -42,7 +44,7 @@ const rows = new Map();
 let reports = 0;
 for (const f of files) {
   let r;
-  try { r = JSON.parse(readFileSync(f, 'utf8')); } catch { continue; }
+  try { r = JSON.parse(f.endsWith('.gz') ? gunzipSync(readFileSync(f)).toString('utf8') : readFileSync(f, 'utf8')); } catch { continue; }
   if (!Array.isArray(r.trials) || !Array.isArray(r.targets) || r.targets.length !== 2) continue;
   reports++;
   const cand = r.candidate;

@@ -12,13 +12,14 @@
 // margins of src/compare/margins.ts (the rows keep the verdict they were given).
 // Arms cpu10 and cpu5 are smaller quotas' worth of regression (calibrate with bench/power.mjs:
 // the effect of a quota depends on what else the machine runs; each run's own estimate is kept).
-//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21,cpu,cpu10,cpu5] [--scenarios pr] [--out bench/results/ttv.json] [--append] [-- extra CLI args]
+//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21,cpu,cpu10,cpu5] [--scenarios pr] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, ROOT } from './lib/common.mjs';
+import { writeStripped } from './lib/strip-report.mjs';
 
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,6 +30,8 @@ const { values: o, positionals } = parseArgs({
     image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
     out: { type: 'string' },
     append: { type: 'boolean', default: false },
+    // Keep each run's report (stripped and gzipped: bench/lib/strip-report.mjs) in this folder.
+    keep: { type: 'string' },
     // Quotas for the −10 % and −5 % arms, set for the scenario a quota slows most: fanout10's broker
     // uses ~1.63 cores on a quiet machine (one_fast's ~1.39, the others' under 0.9), so 1.47 and
     // 1.55 cores are its −10 % and −5 %; on 2026-11-27 the old 1.24 and 1.3 gave fanout10 −26 % and
@@ -77,6 +80,10 @@ for (let i = 0; i < Number(o.runs); i++) {
     const quota = { cpu: '1.16', cpu10: o['cpus10'], cpu5: o['cpus5'] }[arm];
     const row = { arm, run, date: new Date().toISOString(), commit, ...(quota ? { cpus: Number(quota) } : {}), wallSeconds: Math.round(wall), verdict: report.verdict, answer: report.answer, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
     results.push(row);
+    if (o.keep) {
+      mkdirSync(o.keep, { recursive: true });
+      writeStripped(join(out, 'report.json'), join(o.keep, `${arm}-${run}.report.json.gz`));
+    }
     console.log(`${arm} #${row.run}: ${row.answer} (${row.verdict}) in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
       + gating.map((g) => `${g.scenario} ${g.verdict} ${((g.ratio - 1) * 100).toFixed(1)} % [${((g.ciLow - 1) * 100).toFixed(1)}, ${((g.ciHigh - 1) * 100).toFixed(1)}] n=${g.n}`).join('; '));
     if (o.out) writeFileSync(o.out, JSON.stringify({ scenarios: o.scenarios, image: o.image, results }, null, 1));
