@@ -13,18 +13,10 @@ import { readBaseline } from '../../src/compare/stored';
 import { compareSamples, overallVerdict } from '../../src/compare/compare';
 import { runPipeline } from '../../src/pipeline/run';
 import { spec } from '../support/broker';
+import { gateErrorOf } from '../support/gate-error';
 
 const HEAD = 'id: t\ndescription: d\norigin: { source: s, command: c }\n';
 
-function errorOf(fn: () => unknown): GateError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof GateError) return e;
-    throw e;
-  }
-  throw new Error('expected a GateError');
-}
 
 describe('out-of-range scenario values name file, line and field', () => {
   it.each([
@@ -34,7 +26,7 @@ describe('out-of-range scenario values name file, line and field', () => {
     ['negative producers', `${HEAD}perf-test: -x -1\n`, 4, 'perf-test', /-x needs a number ≥ 0/],
     ['negative duration', `${HEAD}duration: -3\n`, 4, 'duration', /must be/],
   ])('%s', (_name, text, line, field, message) => {
-    const e = errorOf(() => parseScenario(text, 'bad.yml'));
+    const e = gateErrorOf(() => parseScenario(text, 'bad.yml'));
     expect(e.where).toMatchObject({ file: 'bad.yml', line, field });
     expect(e.message).toMatch(message);
   });
@@ -48,14 +40,14 @@ describe('out-of-range scenario values name file, line and field', () => {
 
 describe('unknown scenarios in a list, and repetitions 0', () => {
   it('an unknown id among known ones names only the unknown one, with the valid choices', () => {
-    const e = errorOf(() => resolveScenarios('one_fast,no_such_scenario'));
+    const e = gateErrorOf(() => resolveScenarios('one_fast,no_such_scenario'));
     expect(e.message).toBe('unknown preset or scenario "no_such_scenario"');
     expect(e.where.field).toBe('scenarios');
     expect(e.fix).toMatch(/use a preset \(smoke, pr.*a scenario id \(.*one_fast/);
   });
 
   it('an unknown axis variant of a known file', () => {
-    const e = errorOf(() => resolveScenarios('throughput_by_size[size=7]'));
+    const e = gateErrorOf(() => resolveScenarios('throughput_by_size[size=7]'));
     expect(e.message).toMatch(/scenario file throughput_by_size has no "throughput_by_size\[size=7\]"/);
   });
 

@@ -3,17 +3,16 @@
 // same error for the same bad file; the JSON Schemas in schema/ are the ones checked; reports written
 // before every scenario carried its `kind` (messaging scenarios left it out) still load, with kind
 // 'messaging', every other kind kept.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { readBaseline, readReport, readStored, writeBaseline, writeReport } from '../../src/compare/stored';
-import { GateError } from '../../src/schema/errors';
 import type { RunReport } from '../../src/schema/types';
 import { perfTestDefaults } from '../../src/config/perftest-args';
 import { TOOL } from '../../src/metrics/fingerprint';
 import { SCHEMA_VERSION } from '../../src/schema/types';
+import { gateErrorOf } from '../support/gate-error';
 
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-stored-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,16 +59,6 @@ describe('a sequential A/B\'s summary in a stored report (a shard\'s artifact: u
   });
 });
 
-/** The GateError a read throws. */
-function errorOf(read: () => unknown): GateError {
-  try {
-    read();
-  } catch (e) {
-    if (e instanceof GateError) return e;
-    throw e;
-  }
-  throw new Error('no error');
-}
 
 describe('one reader: the same error for the same bad file', () => {
   const write = (text: string) => {
@@ -87,8 +76,8 @@ describe('one reader: the same error for the same bad file', () => {
   ];
   it.each(cases)('%s: readReport (the action) and readStored (the CLI) say the same', (_what, text, message) => {
     const file = write(text);
-    const action = errorOf(() => readReport(file));
-    const cli = errorOf(() => readStored(file));
+    const action = gateErrorOf(() => readReport(file));
+    const cli = gateErrorOf(() => readStored(file));
     expect(action.message).toMatch(message);
     // A JSON error comes before the kind is known: the CLI names "the file", the action "the report file".
     expect(cli.message.replace('the file', 'the report file')).toBe(action.message.replace('the file', 'the report file'));
@@ -97,7 +86,7 @@ describe('one reader: the same error for the same bad file', () => {
   });
 
   it('a JSON error names its line', () => {
-    expect(errorOf(() => readStored(write('{\n "a": 1,\n oops\n}'))).describe()).toMatch(/\.json:3: the file is not valid JSON/);
+    expect(gateErrorOf(() => readStored(write('{\n "a": 1,\n oops\n}'))).describe()).toMatch(/\.json:3: the file is not valid JSON/);
   });
 
   it('a baseline read as either kind is checked against its own schema, with the same message as readBaseline', () => {
@@ -106,8 +95,8 @@ describe('one reader: the same error for the same bad file', () => {
     expect(read.status).toBe('unusable');
     const message = read.status === 'unusable' ? read.error.message : '';
     expect(message).toBe('the baseline file is malformed: /scenarios/a/metrics/m/1 must be number');
-    expect(errorOf(() => readStored(file)).message).toBe(message);
-    expect(errorOf(() => readStored(write('{"hello": "world"}'))).message).toMatch(/^the file is neither a report\.json .* nor a baseline\.json/);
+    expect(gateErrorOf(() => readStored(file)).message).toBe(message);
+    expect(gateErrorOf(() => readStored(write('{"hello": "world"}'))).message).toMatch(/^the file is neither a report\.json .* nor a baseline\.json/);
   });
 
   it('what writeReport and writeBaseline write reads back as it was', () => {
