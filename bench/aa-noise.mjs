@@ -27,9 +27,7 @@ const pct = (x) => `${(x * 100).toFixed(1)} %`;
 const rows = [['scenario', 'metric', `sd ${reference}`, `sd ${r.candidate}`, 'pair sd', 'unpaired equiv.', 'pairs', 'ratio [CI]', 'verdict']];
 for (const s of r.scenarios) {
   for (const metric of s.gate) {
-    const byRound = (target) => new Map(r.trials
-      .filter((t) => t.scenario === s.id && t.target === target && t.valid && t.metrics[metric] > 0)
-      .map((t) => [t.trial, t.metrics[metric]]));
+    const byRound = (target) => new Map(r.trials.filter((t) => t.scenario === s.id && t.target === target && t.valid && t.metrics[metric] > 0).map((t) => [t.trial, t.metrics[metric]]));
     const a = byRound(reference);
     const c = byRound(r.candidate);
     const la = [...a.values()].map(Math.log);
@@ -41,5 +39,11 @@ for (const s of r.scenarios) {
   }
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-for (const row of rows) console.log(row.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd());
+for (const row of rows)
+  console.log(
+    row
+      .map((x, i) => x.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
 console.log(`\n${r.trials.length} trials (${r.trials.filter((t) => !t.valid).length} invalid) in ${r.durationSeconds} s; sd of log values ≈ relative spread.`);

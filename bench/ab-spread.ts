@@ -13,13 +13,24 @@ import { runTrial } from '../src/workload/trial';
 import type { DockerTargetSpec, ScenarioSpec } from '../src/schema/types';
 import { benchArgs, headerOf, IMAGES, list } from './lib/args.mjs';
 
-const { values: o } = benchArgs({ pairs: 6, seconds: 4, warmup: 1, modes: list('aa-both-up,aa-in-turn,ab-both-up'), a: IMAGES.v3, b: IMAGES.v4 },
-  { script: 'ab-spread', help: headerOf(packagePath('bench/ab-spread.mjs')) });
+const { values: o } = benchArgs(
+  { pairs: 6, seconds: 4, warmup: 1, modes: list('aa-both-up,aa-in-turn,ab-both-up'), a: IMAGES.v3, b: IMAGES.v4 },
+  { script: 'ab-spread', help: headerOf(packagePath('bench/ab-spread.mjs')) },
+);
 const pairs = o.pairs;
 const [base] = loadScenarioFile(packagePath('scenarios/one_fast.yml'));
 const scenario: ScenarioSpec = { ...base, durationSeconds: o.seconds, warmupSeconds: o.warmup };
-const target = (id: string, image: string): DockerTargetSpec =>
-  ({ id, label: `${id} (${image.split(':').pop()})`, kind: 'docker', image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' });
+const target = (id: string, image: string): DockerTargetSpec => ({
+  id,
+  label: `${id} (${image.split(':').pop()})`,
+  kind: 'docker',
+  image,
+  configFiles: [],
+  nodes: 1,
+  env: {},
+  setup: [],
+  network: 'host',
+});
 const runId = `bench${process.pid}`;
 const METRICS = ['consumed_rate', 'published_rate'] as const;
 
@@ -90,9 +101,21 @@ for (const mode of o.modes) {
     const x = v[a.id]?.[m] ?? [];
     const y = v[b.id]?.[m] ?? [];
     const hl = hodgesLehmannRatio(x, y, 0.95);
-    rows.push([mode, m, `${x.length}+${y.length}`, median(x).toFixed(0), `${(cv(x) * 100).toFixed(1)}%`, median(y).toFixed(0), `${(cv(y) * 100).toFixed(1)}%`,
-      hl ? pct(hl.ratio) : '-', hl ? `[${pct(hl.low)}, ${pct(hl.high)}]` : '-', hl ? `${((hl.high - hl.low) * 100).toFixed(1)} pts` : '-',
-      mannWhitneyExact(x, y).p.toFixed(4), `${median(boots).toFixed(1)} s`, `${wall} s`]);
+    rows.push([
+      mode,
+      m,
+      `${x.length}+${y.length}`,
+      median(x).toFixed(0),
+      `${(cv(x) * 100).toFixed(1)}%`,
+      median(y).toFixed(0),
+      `${(cv(y) * 100).toFixed(1)}%`,
+      hl ? pct(hl.ratio) : '-',
+      hl ? `[${pct(hl.low)}, ${pct(hl.high)}]` : '-',
+      hl ? `${((hl.high - hl.low) * 100).toFixed(1)} pts` : '-',
+      mannWhitneyExact(x, y).p.toFixed(4),
+      `${median(boots).toFixed(1)} s`,
+      `${wall} s`,
+    ]);
   }
 }
 const head = ['mode', 'metric', 'n', 'median A', 'CV A', 'median B', 'CV B', 'B/A (HL)', '95% CI', 'CI width', 'p (U)', 'boot (median)', 'wall'];

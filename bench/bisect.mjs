@@ -37,10 +37,18 @@ const N = Number(o.count);
 const bound = Math.ceil(Math.log2(N)) + 1;
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-bisect-bench-'));
 const scenario = join(dir, 'one_fast.yml');
-writeFileSync(scenario, `${readFileSync(join(ROOT, 'scenarios/one_fast.yml'), 'utf8').replace(/^tolerances:.*$/m, '').trimEnd()}\ntolerances: { consumed_rate: ${o.tolerance} }\n`);
+writeFileSync(
+  scenario,
+  `${readFileSync(join(ROOT, 'scenarios/one_fast.yml'), 'utf8')
+    .replace(/^tolerances:.*$/m, '')
+    .trimEnd()}\ntolerances: { consumed_rate: ${o.tolerance} }\n`,
+);
 const { buildImageSeries } = await import(await bundle('test/support/bisect-images.ts'));
 let seed = Number(o.seed);
-const random = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31; };
+const random = () => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
 
 function cli(args) {
   const t0 = Date.now();
@@ -49,7 +57,9 @@ function cli(args) {
 }
 
 const runs = [];
-console.log(`# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, credit_flow_default_credit {${o.credit}}, broken ${o.broken || 'none'}; one_fast ${o.warmup}+${o.duration} s, tolerance ${o.tolerance}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`);
+console.log(
+  `# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, credit_flow_default_credit {${o.credit}}, broken ${o.broken || 'none'}; one_fast ${o.warmup}+${o.duration} s, tolerance ${o.tolerance}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`,
+);
 for (let k = 0; k < Number(o.runs); k++) {
   const culprit = o.culprit === 'random' ? 2 + Math.floor(random() * (N - 1)) : Number(o.culprit);
   const broken = o.broken ? o.broken.split(',').map(Number) : [];
@@ -57,27 +67,81 @@ for (let k = 0; k < Number(o.runs); k++) {
   try {
     let measured = '';
     if (Number(o.measure) > 0) {
-      const m = cli(['run', '--image', series.images[N - 1], '--baseline-image', series.images[0], '--scenarios', scenario, '--duration', o.duration, '--warmup', o.warmup,
-        '--repetitions', o.measure, '--json', '--out', join(dir, `measure-${k}`), '--baseline-file', join(dir, 'none.json')]);
+      const m = cli([
+        'run',
+        '--image',
+        series.images[N - 1],
+        '--baseline-image',
+        series.images[0],
+        '--scenarios',
+        scenario,
+        '--duration',
+        o.duration,
+        '--warmup',
+        o.warmup,
+        '--repetitions',
+        o.measure,
+        '--json',
+        '--out',
+        join(dir, `measure-${k}`),
+        '--baseline-file',
+        join(dir, 'none.json'),
+      ]);
       const c = m.code === 0 || m.code === 1 ? JSON.parse(m.stdout).comparisons.find((x) => x.gating && x.paired) : undefined;
-      measured = c ? `; the step measured (${o.measure} pairs, last vs first): ${((c.ratio - 1) * 100).toFixed(1)} % [${((c.ciLow - 1) * 100).toFixed(1)}, ${((c.ciHigh - 1) * 100).toFixed(1)}]` : `; measuring failed (exit ${m.code})`;
+      measured = c
+        ? `; the step measured (${o.measure} pairs, last vs first): ${((c.ratio - 1) * 100).toFixed(1)} % [${((c.ciLow - 1) * 100).toFixed(1)}, ${((c.ciHigh - 1) * 100).toFixed(1)}]`
+        : `; measuring failed (exit ${m.code})`;
     }
-    const r = cli(['bisect', '--images', series.images.join(','), '--scenarios', scenario, '--duration', o.duration, '--warmup', o.warmup, '--looks', o.looks,
-      '--out', join(dir, `run-${k}`), '--time-limit', '0', '--json']);
+    const r = cli([
+      'bisect',
+      '--images',
+      series.images.join(','),
+      '--scenarios',
+      scenario,
+      '--duration',
+      o.duration,
+      '--warmup',
+      o.warmup,
+      '--looks',
+      o.looks,
+      '--out',
+      join(dir, `run-${k}`),
+      '--time-limit',
+      '0',
+      '--json',
+    ]);
     if (r.code !== 0 && r.code !== 1) throw new Error(`bisect ${k + 1} failed (exit ${r.code}): ${r.stderr.slice(-3000)}`);
     const rep = JSON.parse(r.stdout);
     const found = rep.status.state === 'found' && rep.status.culprit === culprit - 1;
     const steps = rep.state.steps.map((s) => ({ position: s.index + 1, outcome: s.outcome, verdict: s.verdict, ratio: s.ratio, pairs: s.pairs, seconds: s.seconds }));
-    runs.push({ run: k + 1, culprit, found, status: rep.status.state, named: rep.status.culprit === undefined ? null : rep.status.culprit + 1, suspects: rep.status.suspects.map((i) => i + 1), verdicts: rep.status.verdicts, wall: Math.round(r.seconds), steps, measured });
-    console.log(`run ${k + 1}: culprit ${culprit} → ${rep.status.state}${rep.status.culprit !== undefined ? ` ${rep.status.culprit + 1}` : ` (suspects ${rep.status.suspects.map((i) => i + 1).join(', ')})`} ${found ? 'FOUND' : 'MISSED'}; ${rep.status.verdicts} verdicts (bound ${bound}), ${(r.seconds / 60).toFixed(1)} min wall${measured}`);
-    for (const s of steps) console.log(`  image ${s.position}: ${s.outcome}${s.verdict ? ` (${s.verdict})` : ''}${s.ratio ? ` ratio ${s.ratio.toFixed(3)}` : ''}${s.pairs ? `, ${s.pairs} pairs` : ''}, ${(s.seconds / 60).toFixed(1)} min`);
+    runs.push({
+      run: k + 1,
+      culprit,
+      found,
+      status: rep.status.state,
+      named: rep.status.culprit === undefined ? null : rep.status.culprit + 1,
+      suspects: rep.status.suspects.map((i) => i + 1),
+      verdicts: rep.status.verdicts,
+      wall: Math.round(r.seconds),
+      steps,
+      measured,
+    });
+    console.log(
+      `run ${k + 1}: culprit ${culprit} → ${rep.status.state}${rep.status.culprit !== undefined ? ` ${rep.status.culprit + 1}` : ` (suspects ${rep.status.suspects.map((i) => i + 1).join(', ')})`} ${found ? 'FOUND' : 'MISSED'}; ${rep.status.verdicts} verdicts (bound ${bound}), ${(r.seconds / 60).toFixed(1)} min wall${measured}`,
+    );
+    for (const s of steps)
+      console.log(
+        `  image ${s.position}: ${s.outcome}${s.verdict ? ` (${s.verdict})` : ''}${s.ratio ? ` ratio ${s.ratio.toFixed(3)}` : ''}${s.pairs ? `, ${s.pairs} pairs` : ''}, ${(s.seconds / 60).toFixed(1)} min`,
+      );
   } finally {
     series.remove();
   }
 }
 const found = runs.filter((r) => r.found).length;
 const decided = runs.flatMap((r) => r.steps.filter((s) => s.outcome !== 'skipped'));
-console.log(`# summary: culprit found in ${found} of ${runs.length}; verdicts median ${median(runs.map((r) => r.verdicts))}, max ${Math.max(...runs.map((r) => r.verdicts))} (bound ${bound}), within the bound in ${runs.filter((r) => r.verdicts <= bound).length} of ${runs.length}; `
-  + `wall median ${(median(runs.map((r) => r.wall)) / 60).toFixed(1)} min; a step (one A/B, boots included) median ${(median(decided.map((s) => s.seconds)) / 60).toFixed(1)} min, its pairs median ${median(decided.map((s) => s.pairs ?? 0))}`);
+console.log(
+  `# summary: culprit found in ${found} of ${runs.length}; verdicts median ${median(runs.map((r) => r.verdicts))}, max ${Math.max(...runs.map((r) => r.verdicts))} (bound ${bound}), within the bound in ${runs.filter((r) => r.verdicts <= bound).length} of ${runs.length}; ` +
+    `wall median ${(median(runs.map((r) => r.wall)) / 60).toFixed(1)} min; a step (one A/B, boots included) median ${(median(decided.map((s) => s.seconds)) / 60).toFixed(1)} min, its pairs median ${median(decided.map((s) => s.pairs ?? 0))}`,
+);
 if (o.out) writeFileSync(o.out, `${JSON.stringify({ options: o, date: new Date().toISOString(), runs }, null, 1)}\n`);
 rmSync(dir, { recursive: true, force: true });

@@ -64,7 +64,10 @@ const resampled = (rounds: ReadonlyArray<readonly [number, number]>, pairs: numb
 const normal = (sigma: number) => (f: number) => f * (1 + sigma * gauss());
 const heavy = (scale: number) => (f: number) => f * (1 + scale * t3());
 
-const sd = (xs: number[]) => { const m = xs.reduce((a, b) => a + b, 0) / xs.length; return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)); };
+const sd = (xs: number[]) => {
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+};
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 /** Detection within three nights after a step of factor f at night PRE. */
@@ -102,7 +105,13 @@ function falseAlarms(night: (f: number) => number): { per100: number; alarms: nu
     let h: NightlyHistory = { schemaVersion: 1, kind: 'rabbitmq-perf-gate/nightly-history', entries: [], steps: [] };
     for (let k = 0; k < N; k++) {
       const at = new Date(Date.UTC(2026, 0, 1) + (hh * N + k) * 86_400_000).toISOString();
-      h = { ...h, entries: [...h.entries, { createdAt: at, medians: {}, reference: { image: 'r', imageId: 'r', label: 'r' }, ratios: { s: { consumed_rate: { ratio: night(1), ciLow: null, ciHigh: null, pairs: 24 } } } }] };
+      h = {
+        ...h,
+        entries: [
+          ...h.entries,
+          { createdAt: at, medians: {}, reference: { image: 'r', imageId: 'r', label: 'r' }, ratios: { s: { consumed_rate: { ratio: night(1), ciLow: null, ciHigh: null, pairs: 24 } } } },
+        ],
+      };
       nights++;
       if (h.entries.length < 6) continue;
       const d = detectSteps(h, at);
@@ -116,14 +125,21 @@ function falseAlarms(night: (f: number) => number): { per100: number; alarms: nu
 const t0 = Date.now();
 console.log(`# change points, E-divisive means (p ≤ 0.001, 9999 shuffles, min size 3, min magnitude 3 %), ${new Date().toISOString()}`);
 for (const r of recordings) {
-  console.log(`# real A/A rounds ${r.name}: ${r.rounds.length}, per-round log-ratio sd ${pct(sd(r.rounds.map(([a, b]) => Math.log(b / a))))}; `
-    + `a night's HL ratio sd at 12 / 24 / 40 pairs: ${[12, 24, 40].map((p) => pct(sd(Array.from({ length: 2000 }, () => resampled(r.rounds, p)(1))))).join(' / ')}`);
+  console.log(
+    `# real A/A rounds ${r.name}: ${r.rounds.length}, per-round log-ratio sd ${pct(sd(r.rounds.map(([a, b]) => Math.log(b / a))))}; ` +
+      `a night's HL ratio sd at 12 / 24 / 40 pairs: ${[12, 24, 40].map((p) => pct(sd(Array.from({ length: 2000 }, () => resampled(r.rounds, p)(1))))).join(' / ')}`,
+  );
 }
 console.log(`\n## 1. detection within 3 nights of a step after ${PRE} quiet nights (${CASES} histories each)`);
 console.log('noise                         | step   | found by night 1 / 2 / 3     | recall  | precision');
 const row = (name: string, night: (f: number) => number, f: number, options?: ChangePointOptions) => {
   const r = detection(night, f, options);
-  console.log(`${name.padEnd(29)} | ${pct(f - 1).padStart(6)} | ${r.byNight.map((_x, i) => pct(r.byNight.slice(0, i + 1).reduce((a, b) => a + b, 0))).join(' / ').padEnd(28)} | ${pct(r.recall).padStart(7)} | ${pct(r.precision).padStart(7)}`);
+  console.log(
+    `${name.padEnd(29)} | ${pct(f - 1).padStart(6)} | ${r.byNight
+      .map((_x, i) => pct(r.byNight.slice(0, i + 1).reduce((a, b) => a + b, 0)))
+      .join(' / ')
+      .padEnd(28)} | ${pct(r.recall).padStart(7)} | ${pct(r.precision).padStart(7)}`,
+  );
 };
 for (const s of [0.005, 0.01, 0.015, 0.02]) row(`normal σ = ${pct(s)}`, normal(s), 0.95);
 row('normal σ = 2.0 %', normal(0.02), 0.9);
@@ -135,8 +151,12 @@ for (const r of recordings) {
 }
 
 console.log(`\n## 2. false alarms: A/A histories searched every night (${o['aa-histories']} × ${o['aa-nights']} nights each)`);
-const aa: Array<[string, (f: number) => number]> = [['normal σ = 1 %', normal(0.01)], ['normal σ = 2 %', normal(0.02)], ['t3, scale 1 %', heavy(0.01)],
-  ...recordings.flatMap((r) => [12, 24].map((p): [string, (f: number) => number] => [`${r.name.split(' ')[0]}, ${p} pairs`, resampled(r.rounds, p)]))];
+const aa: Array<[string, (f: number) => number]> = [
+  ['normal σ = 1 %', normal(0.01)],
+  ['normal σ = 2 %', normal(0.02)],
+  ['t3, scale 1 %', heavy(0.01)],
+  ...recordings.flatMap((r) => [12, 24].map((p): [string, (f: number) => number] => [`${r.name.split(' ')[0]}, ${p} pairs`, resampled(r.rounds, p)])),
+];
 for (const [name, night] of aa) {
   const r = falseAlarms(night);
   console.log(`${name.padEnd(26)} ${String(r.alarms).padStart(3)} new steps in ${r.nights} nights: ${r.per100.toFixed(2)} per 100 nights`);
@@ -148,7 +168,12 @@ if (o.history) {
   console.log(`\n## 3. recorded history ${o.history}: ${h.entries.length} real nights${truth !== undefined ? `, the regression from night ${truth + 1}` : ''}`);
   const ratios = h.entries.map((e) => e.ratios?.one_fast?.consumed_rate?.ratio);
   const quiet = ratios.slice(0, truth).filter((x): x is number => x !== undefined);
-  console.log(`A/A nights: ratio sd ${pct(sd(quiet))}; after: ${ratios.slice(truth).map((x) => x?.toFixed(3)).join(', ')}`);
+  console.log(
+    `A/A nights: ratio sd ${pct(sd(quiet))}; after: ${ratios
+      .slice(truth)
+      .map((x) => x?.toFixed(3))
+      .join(', ')}`,
+  );
   let replay: NightlyHistory = { ...h, entries: [], steps: [] };
   let tp = 0;
   let fp = 0;
@@ -159,12 +184,17 @@ if (o.history) {
     for (const s of d.newSteps) {
       const at = h.entries.findIndex((x) => x.createdAt === s.at);
       const ok = truth !== undefined && Math.abs(at - truth) <= 1;
-      if (ok) { tp++; firstHit ??= k; } else fp++;
+      if (ok) {
+        tp++;
+        firstHit ??= k;
+      } else fp++;
       console.log(`night ${k + 1}: new step ${pct(s.magnitude)} at night ${at + 1} (p = ${s.pValue.toFixed(4)}) — ${ok ? 'the regression' : 'FALSE ALARM'}`);
     }
     replay = d.history;
   }
   const aaNights = truth ?? h.entries.length;
-  console.log(`recall ${truth === undefined ? '-' : tp ? `100 % (found on night ${firstHit! + 1}, ${firstHit! - truth! + 1} night(s) after the step)` : '0 %'}; precision ${tp + fp ? pct(tp / (tp + fp)) : '-'}; false alarms ${fp} in ${aaNights} A/A nights`);
+  console.log(
+    `recall ${truth === undefined ? '-' : tp ? `100 % (found on night ${firstHit! + 1}, ${firstHit! - truth! + 1} night(s) after the step)` : '0 %'}; precision ${tp + fp ? pct(tp / (tp + fp)) : '-'}; false alarms ${fp} in ${aaNights} A/A nights`,
+  );
 }
 console.log(`\n# ${((Date.now() - t0) / 1000).toFixed(0)} s`);

@@ -18,23 +18,50 @@ const { values: opt } = benchArgs({ pairs: 12, scenarios: 'one_fast,fanout10', i
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-evidence-overhead-'));
 writeFileSync(join(dir, 'with.yml'), `label: with evidence\nimage: ${opt.image}\n`);
 writeFileSync(join(dir, 'without.yml'), `label: without evidence\nimage: ${opt.image}\nevidence: false\n`);
-const args = [join(ROOT, 'dist/cli.js'), 'run', '--target', 'with.yml', '--baseline-target', 'without.yml', '--scenarios', opt.scenarios,
-  '--repetitions', String(opt.pairs), '--no-sequential', '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')];
+const args = [
+  join(ROOT, 'dist/cli.js'),
+  'run',
+  '--target',
+  'with.yml',
+  '--baseline-target',
+  'without.yml',
+  '--scenarios',
+  opt.scenarios,
+  '--repetitions',
+  String(opt.pairs),
+  '--no-sequential',
+  '--no-anchor',
+  '--baseline-file',
+  'none.json',
+  '--json',
+  '--out',
+  join(dir, 'out'),
+];
 const started = Date.now();
 let out;
 try {
   out = execFileSync(process.execPath, args, { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] });
 } catch (e) {
-  if (e.status === 1 && e.stdout) out = e.stdout; // a fail verdict is still a report
+  if (e.status === 1 && e.stdout)
+    out = e.stdout; // a fail verdict is still a report
   else throw e;
 }
 const r = JSON.parse(out);
 const f = (x, d = 3) => (x === null || x === undefined ? '–' : x.toFixed(d));
-const lines = [`# evidence overhead, ${new Date().toISOString()}: ${opt.image}, ${opt.scenarios}, ${opt.pairs} pairs, ${((Date.now() - started) / 60000).toFixed(1)} min`,
-  '', 'Gating metrics, with evidence / without (paired, 90 % CI):', '', '| scenario | metric | ratio [90 % CI] | pairs | verdict |', '|---|---|--:|--:|---|'];
+const lines = [
+  `# evidence overhead, ${new Date().toISOString()}: ${opt.image}, ${opt.scenarios}, ${opt.pairs} pairs, ${((Date.now() - started) / 60000).toFixed(1)} min`,
+  '',
+  'Gating metrics, with evidence / without (paired, 90 % CI):',
+  '',
+  '| scenario | metric | ratio [90 % CI] | pairs | verdict |',
+  '|---|---|--:|--:|---|',
+];
 for (const c of r.comparisons.filter((x) => x.gating)) lines.push(`| ${c.scenario} | ${c.metric} | ${f(c.ratio)} [${f(c.ciLow)}, ${f(c.ciHigh)}] | ${c.nCandidate} | ${c.verdict} |`);
-lines.push('', 'The capturing target\'s evidence (median of its valid trials):', '', '| scenario | evidence | median |', '|---|---|--:|');
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : null; };
+lines.push('', "The capturing target's evidence (median of its valid trials):", '', '| scenario | evidence | median |', '|---|---|--:|');
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : null;
+};
 for (const s of r.scenarios) {
   const ts = r.trials.filter((t) => t.scenario === s.id && t.target === r.candidate && t.valid && t.evidence);
   for (const k of Object.keys(ts[0]?.evidence ?? {})) lines.push(`| ${s.id} | ${k} | ${f(median(ts.map((t) => t.evidence[k])))} |`);
@@ -47,6 +74,10 @@ if (opt.write) {
   const file = join(ROOT, 'docs/evidence.md');
   const doc = readFileSync(file, 'utf8');
   const [b, e] = ['<!-- evidence-overhead:begin -->', '<!-- evidence-overhead:end -->'];
-  const summary = lines.slice(0, lines.indexOf('The capturing target\'s evidence (median of its valid trials):')).join('\n').trim().replace(/^# evidence overhead, /, 'Last run: ');
+  const summary = lines
+    .slice(0, lines.indexOf("The capturing target's evidence (median of its valid trials):"))
+    .join('\n')
+    .trim()
+    .replace(/^# evidence overhead, /, 'Last run: ');
   writeFileSync(file, `${doc.slice(0, doc.indexOf(b) + b.length)}\n${summary}\n${doc.slice(doc.indexOf(e))}`);
 }

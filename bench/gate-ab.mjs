@@ -20,7 +20,13 @@ import { benchArgs, brokerOptions, list, optional } from './lib/args.mjs';
 import { ROOT, WORKLOADS, bundle, containerBroker, cpuSeconds, fmt, listenerPid, machineBusySeconds, Management, median, rssBytes, run, sleep, table, vhostUrl } from './lib/common.mjs';
 
 const { values: opt } = benchArgs({
-  variants: list('original,current'), rounds: 5, seconds: 10, warmup: 3, workload: 'one_fast-100', flags: optional(), rev: 'e85625c',
+  variants: list('original,current'),
+  rounds: 5,
+  seconds: 10,
+  warmup: 3,
+  workload: 'one_fast-100',
+  flags: optional(),
+  rev: 'e85625c',
   ...brokerOptions('shared'),
 });
 const flags = opt.flags ?? WORKLOADS[opt.workload];
@@ -48,17 +54,23 @@ function patch(dir, file, from, to) {
 }
 
 const VARIANTS = {
-  original: () => variantTree('original', (dir) => {
-    for (const f of ['producer', 'consumer', 'scheduler', 'body']) {
-      writeFileSync(join(dir, `src/workload/${f}.ts`), execFileSync('git', ['-C', ROOT, 'show', `${opt.rev}:src/workload/${f}.ts`]));
-    }
-  }),
-  batched: () => variantTree('batched', (dir) => {
-    patch(dir, 'src/workload/producer.ts', 'FrameTap.register(ch, this);', '');
-    patch(dir, 'src/workload/producer.ts', "ch.removeAllListeners('nack');",
-      "ch.removeAllListeners('nack');\n      ch.on('ack', (f: { deliveryTag: number; multiple: boolean }) => this.confirm(f.deliveryTag, f.multiple, false));\n      ch.on('nack', (f: { deliveryTag: number; multiple: boolean }) => this.confirm(f.deliveryTag, f.multiple, true));");
-    patch(dir, 'src/workload/consumer.ts', 'FrameTap.register(this.ch, { delivery: this.onDelivery });', '');
-  }),
+  original: () =>
+    variantTree('original', (dir) => {
+      for (const f of ['producer', 'consumer', 'scheduler', 'body']) {
+        writeFileSync(join(dir, `src/workload/${f}.ts`), execFileSync('git', ['-C', ROOT, 'show', `${opt.rev}:src/workload/${f}.ts`]));
+      }
+    }),
+  batched: () =>
+    variantTree('batched', (dir) => {
+      patch(dir, 'src/workload/producer.ts', 'FrameTap.register(ch, this);', '');
+      patch(
+        dir,
+        'src/workload/producer.ts',
+        "ch.removeAllListeners('nack');",
+        "ch.removeAllListeners('nack');\n      ch.on('ack', (f: { deliveryTag: number; multiple: boolean }) => this.confirm(f.deliveryTag, f.multiple, false));\n      ch.on('nack', (f: { deliveryTag: number; multiple: boolean }) => this.confirm(f.deliveryTag, f.multiple, true));",
+      );
+      patch(dir, 'src/workload/consumer.ts', 'FrameTap.register(this.ch, { delivery: this.onDelivery });', '');
+    }),
   current: () => ROOT,
 };
 
@@ -105,15 +117,24 @@ async function once(name, round) {
   const m = result.metrics;
   const messages = Math.max(m.published_rate ?? 0, m.consumed_rate ?? 0) * wall;
   return {
-    published: m.published_rate, consumed: m.consumed_rate,
-    cpuUsPerMsg: ((end.gen - start.gen) * 1e6) / messages, genCores: (end.gen - start.gen) / wall,
-    brokerCores: (end.broker - start.broker) / wall, otherCores: (end.machine - start.machine - (end.gen - start.gen) - (end.broker - start.broker)) / wall,
-    elu: end.elu, p50: m.latency_p50_ms, p99: m.latency_p99_ms, valid: result.valid, rssMB: end.rss / 2 ** 20,
+    published: m.published_rate,
+    consumed: m.consumed_rate,
+    cpuUsPerMsg: ((end.gen - start.gen) * 1e6) / messages,
+    genCores: (end.gen - start.gen) / wall,
+    brokerCores: (end.broker - start.broker) / wall,
+    otherCores: (end.machine - start.machine - (end.gen - start.gen) - (end.broker - start.broker)) / wall,
+    elu: end.elu,
+    p50: m.latency_p50_ms,
+    p99: m.latency_p99_ms,
+    valid: result.valid,
+    rssMB: end.rss / 2 ** 20,
   };
 }
 
 console.log(`workload ${opt.flags ? 'custom' : opt.workload}: ${flags}`);
-console.log(`variants ${names.join(', ')} (original = ${opt.rev}); ${opt.rounds} rounds, warm-up ${WARMUP} s, window ${SECONDS} s, broker ${container ? 'container' : 'shared'} ${new URL(opt.url).host}\n`);
+console.log(
+  `variants ${names.join(', ')} (original = ${opt.rev}); ${opt.rounds} rounds, warm-up ${WARMUP} s, window ${SECONDS} s, broker ${container ? 'container' : 'shared'} ${new URL(opt.url).host}\n`,
+);
 const rounds = [];
 for (let i = 0; i < opt.rounds; i++) {
   const order = names.map((_, j) => names[(i + j) % names.length]);
@@ -124,19 +145,31 @@ for (let i = 0; i < opt.rounds; i++) {
   }
   rounds.push(r);
   console.log(`round ${i + 1} (order: ${order.join(' → ')})`);
-  console.log(table(['variant', 'cons msg/s', 'pub msg/s', 'gen µs/msg', 'gen cores', 'loop util', 'broker cores', 'other cores', 'RSS MB', 'p50 ms', 'p99 ms'],
-    order.map((n) => { const x = r[n]; return [n, fmt(x.consumed), fmt(x.published), fmt(x.cpuUsPerMsg, 1), fmt(x.genCores, 2), fmt(x.elu * 100, 1) + ' %', fmt(x.brokerCores, 2), fmt(x.otherCores, 2), fmt(x.rssMB), x.p50, x.p99]; })));
+  console.log(
+    table(
+      ['variant', 'cons msg/s', 'pub msg/s', 'gen µs/msg', 'gen cores', 'loop util', 'broker cores', 'other cores', 'RSS MB', 'p50 ms', 'p99 ms'],
+      order.map((n) => {
+        const x = r[n];
+        return [n, fmt(x.consumed), fmt(x.published), fmt(x.cpuUsPerMsg, 1), fmt(x.genCores, 2), fmt(x.elu * 100, 1) + ' %', fmt(x.brokerCores, 2), fmt(x.otherCores, 2), fmt(x.rssMB), x.p50, x.p99];
+      }),
+    ),
+  );
   console.log('');
 }
 const base = names[0];
 console.log(`medians over ${rounds.length} interleaved rounds; ratios are medians of per-round ratios to ${base}`);
-console.log(table(['variant', 'cons msg/s', `× ${base}`, 'gen µs/msg', `× ${base}`, 'loop util', 'RSS MB'], names.map((n) => [
-  n,
-  fmt(median(rounds.map((r) => r[n].consumed))),
-  fmt(median(rounds.map((r) => r[n].consumed / r[base].consumed)), 2),
-  fmt(median(rounds.map((r) => r[n].cpuUsPerMsg)), 1),
-  fmt(median(rounds.map((r) => r[n].cpuUsPerMsg / r[base].cpuUsPerMsg)), 2),
-  fmt(median(rounds.map((r) => r[n].elu)) * 100, 1) + ' %',
-  fmt(median(rounds.map((r) => r[n].rssMB))),
-])));
+console.log(
+  table(
+    ['variant', 'cons msg/s', `× ${base}`, 'gen µs/msg', `× ${base}`, 'loop util', 'RSS MB'],
+    names.map((n) => [
+      n,
+      fmt(median(rounds.map((r) => r[n].consumed))),
+      fmt(median(rounds.map((r) => r[n].consumed / r[base].consumed)), 2),
+      fmt(median(rounds.map((r) => r[n].cpuUsPerMsg)), 1),
+      fmt(median(rounds.map((r) => r[n].cpuUsPerMsg / r[base].cpuUsPerMsg)), 2),
+      fmt(median(rounds.map((r) => r[n].elu)) * 100, 1) + ' %',
+      fmt(median(rounds.map((r) => r[n].rssMB))),
+    ]),
+  ),
+);
 await container?.stop();

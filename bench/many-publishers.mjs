@@ -20,8 +20,17 @@ import { benchArgs, brokerOptions } from './lib/args.mjs';
 import { ROOT, bundle, containerBroker, cpuSeconds, fmt, listenerPid, Management, median, rssBytes, run, table, vhostUrl } from './lib/common.mjs';
 
 const { values: opt } = benchArgs({
-  producers: 7000, consumers: 7, interval: 1, seconds: 30, warmup: 10, runs: 1, persistent: false, perftest: false,
-  'perftest-path': join(ROOT, '../shared/peers/perf-test/perf-test'), ...brokerOptions('container'), config: [],
+  producers: 7000,
+  consumers: 7,
+  interval: 1,
+  seconds: 30,
+  warmup: 10,
+  runs: 1,
+  persistent: false,
+  perftest: false,
+  'perftest-path': join(ROOT, '../shared/peers/perf-test/perf-test'),
+  ...brokerOptions('container'),
+  config: [],
 });
 const X = opt.producers;
 const target = X / opt.interval;
@@ -65,8 +74,10 @@ async function runGate(url) {
     onLine: (line) => {
       if (!line.startsWith('{')) return;
       const e = JSON.parse(line);
-      if (e.event === 'window' && e.phase === 'start') { start = snap(pid); windowOpenedAt = (start.t - t0) / 1000; }
-      else if (e.event === 'window' && e.phase === 'end') end = { ...snap(pid), elu: e.utilization };
+      if (e.event === 'window' && e.phase === 'start') {
+        start = snap(pid);
+        windowOpenedAt = (start.t - t0) / 1000;
+      } else if (e.event === 'window' && e.phase === 'end') end = { ...snap(pid), elu: e.utilization };
       else if (e.event === 'result') result = e;
     },
     onErrLine: (l) => process.stderr.write(`  [gate] ${l}\n`),
@@ -76,10 +87,17 @@ async function runGate(url) {
   if (!start || !end || !result) throw new Error('no complete measured window');
   const m = result.metrics;
   return {
-    ...common(start, end), published: m.published_rate, consumed: m.consumed_rate,
-    loopDelayP99: result.generator.eventLoopDelayP99Ms, elu: end.elu, setupSeconds: windowOpenedAt - opt.warmup,
-    saturated: result.generator.saturated, valid: result.valid, invalidReason: result.invalidReason,
-    latencyP50: m.latency_p50_ms, latencyP99: m.latency_p99_ms,
+    ...common(start, end),
+    published: m.published_rate,
+    consumed: m.consumed_rate,
+    loopDelayP99: result.generator.eventLoopDelayP99Ms,
+    elu: end.elu,
+    setupSeconds: windowOpenedAt - opt.warmup,
+    saturated: result.generator.saturated,
+    valid: result.valid,
+    invalidReason: result.invalidReason,
+    latencyP50: m.latency_p50_ms,
+    latencyP99: m.latency_p99_ms,
   };
 }
 
@@ -88,7 +106,13 @@ async function runPerfTest(url) {
   const W = opt.warmup;
   const S = opt.seconds;
   const t0 = performance.now();
-  let start, end, pid, last, published = 0, consumed = 0, opened;
+  let start,
+    end,
+    pid,
+    last,
+    published = 0,
+    consumed = 0,
+    opened;
   const { child, done } = run(opt['perftest-path'], ['-h', url, ...flags.split(' '), '-z', String(W + S + 3)], {
     timeoutMs: (W + S + 600) * 1000,
     onLine: (line, c) => {
@@ -96,12 +120,19 @@ async function runPerfTest(url) {
       if (!m) return;
       const t = Number(m[1]);
       opened ??= (performance.now() - t0) / 1000 - t;
-      if (!start && t >= W - 0.3) { start = snap(pid); last = t; return; }
+      if (!start && t >= W - 0.3) {
+        start = snap(pid);
+        last = t;
+        return;
+      }
       if (start && !end) {
         published += Number(m[2]) * (t - last);
         consumed += Number(m[3]) * (t - last);
         last = t;
-        if (t >= W + S - 0.3) { end = snap(pid); c.kill('SIGTERM'); }
+        if (t >= W + S - 0.3) {
+          end = snap(pid);
+          c.kill('SIGTERM');
+        }
       }
     },
   });
@@ -136,27 +167,36 @@ for (let i = 0; i < opt.runs; i++) {
     }
     r.ofTarget = r.published / target;
     rows[kind].push(r);
-    console.log(`run ${i + 1} ${kind}: published ${fmt(r.published, 1)} msg/s (${fmt(r.ofTarget * 100, 2)} % of ${target}), consumed ${fmt(r.consumed, 1)}, ` +
-      `RSS ${fmt(r.rssMB)} MB (peak ${fmt(r.peakRssMB)}), generator ${fmt(r.genCores, 2)} cores, broker ${fmt(r.brokerCores, 2)} cores, ` +
-      `connections opened in ${fmt(r.setupSeconds, 1)} s` +
-      (kind === 'gate' ? `, loop delay p99 ${r.loopDelayP99} ms, loop utilisation ${fmt(r.elu * 100, 1)} %, latency p50/p99 ${r.latencyP50}/${r.latencyP99} ms, ` +
-        `saturated ${r.saturated}, valid ${r.valid}${r.invalidReason ? ` (${r.invalidReason})` : ''}` : ''));
+    console.log(
+      `run ${i + 1} ${kind}: published ${fmt(r.published, 1)} msg/s (${fmt(r.ofTarget * 100, 2)} % of ${target}), consumed ${fmt(r.consumed, 1)}, ` +
+        `RSS ${fmt(r.rssMB)} MB (peak ${fmt(r.peakRssMB)}), generator ${fmt(r.genCores, 2)} cores, broker ${fmt(r.brokerCores, 2)} cores, ` +
+        `connections opened in ${fmt(r.setupSeconds, 1)} s` +
+        (kind === 'gate'
+          ? `, loop delay p99 ${r.loopDelayP99} ms, loop utilisation ${fmt(r.elu * 100, 1)} %, latency p50/p99 ${r.latencyP50}/${r.latencyP99} ms, ` +
+            `saturated ${r.saturated}, valid ${r.valid}${r.invalidReason ? ` (${r.invalidReason})` : ''}`
+          : ''),
+    );
   }
 }
 
 const med = (kind, k) => median(rows[kind].map((r) => r[k]));
 const col = (k, f) => kinds.map((kind) => f(med(kind, k)));
 console.log('');
-console.log(table(['', ...kinds.map((k) => `${k} (median of ${rows[k].length})`)], [
-  ['published msg/s', ...col('published', (x) => fmt(x, 1))],
-  ['consumed msg/s', ...col('consumed', (x) => fmt(x, 1))],
-  ['share of target', ...col('ofTarget', (x) => `${fmt(x * 100, 2)} %`)],
-  ['generator RSS at window end, MB', ...col('rssMB', (x) => fmt(x))],
-  ['generator peak RSS, MB', ...col('peakRssMB', (x) => fmt(x))],
-  ['event-loop delay p99, ms', ...col('loopDelayP99', (x) => fmt(x, 1))],
-  ['event-loop utilisation', ...col('elu', (x) => `${fmt(x * 100, 1)} %`)],
-  ['generator CPU, cores', ...col('genCores', (x) => fmt(x, 2))],
-  ['broker CPU, cores', ...col('brokerCores', (x) => fmt(x, 2))],
-  ['connection set-up, s', ...col('setupSeconds', (x) => fmt(x, 1))],
-]));
+console.log(
+  table(
+    ['', ...kinds.map((k) => `${k} (median of ${rows[k].length})`)],
+    [
+      ['published msg/s', ...col('published', (x) => fmt(x, 1))],
+      ['consumed msg/s', ...col('consumed', (x) => fmt(x, 1))],
+      ['share of target', ...col('ofTarget', (x) => `${fmt(x * 100, 2)} %`)],
+      ['generator RSS at window end, MB', ...col('rssMB', (x) => fmt(x))],
+      ['generator peak RSS, MB', ...col('peakRssMB', (x) => fmt(x))],
+      ['event-loop delay p99, ms', ...col('loopDelayP99', (x) => fmt(x, 1))],
+      ['event-loop utilisation', ...col('elu', (x) => `${fmt(x * 100, 1)} %`)],
+      ['generator CPU, cores', ...col('genCores', (x) => fmt(x, 2))],
+      ['broker CPU, cores', ...col('brokerCores', (x) => fmt(x, 2))],
+      ['connection set-up, s', ...col('setupSeconds', (x) => fmt(x, 1))],
+    ],
+  ),
+);
 await container?.stop();

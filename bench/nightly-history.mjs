@@ -42,25 +42,47 @@ function cli(args) {
 }
 
 try {
-  console.log(`# nightly history: ${o.nights} A/A nights, then ${o.regressed} nights of credit_flow_default_credit {${credit.join(', ')}}; ${o.pairs} pairs a night (${o.warmup}+${o.duration} s trials, one_fast), ${new Date().toISOString()}`);
+  console.log(
+    `# nightly history: ${o.nights} A/A nights, then ${o.regressed} nights of credit_flow_default_credit {${credit.join(', ')}}; ${o.pairs} pairs a night (${o.warmup}+${o.duration} s trials, one_fast), ${new Date().toISOString()}`,
+  );
   const ref = cli(['refresh', '--image', BASE, ...common, '--repetitions', '3', '--baseline-file', baseline, '--out', join(dir, 'refresh')]);
   if (ref.code !== 0) throw new Error(`refresh failed: ${ref.stderr.slice(-2000)}`);
   const total = Number(o.nights) + Number(o.regressed);
   for (let k = 0; k < total; k++) {
     const image = k < Number(o.nights) ? BASE : regressed.images[0];
-    const r = cli(['nightly', '--image', image, ...common, '--no-sequential', '--repetitions', o.pairs, '--baseline-file', baseline, '--history-file', history,
-      '--revision', `${String(k).padStart(4, '0')}${'0'.repeat(36)}`, '--out', join(dir, `night-${k}`), '--json']);
+    const r = cli([
+      'nightly',
+      '--image',
+      image,
+      ...common,
+      '--no-sequential',
+      '--repetitions',
+      o.pairs,
+      '--baseline-file',
+      baseline,
+      '--history-file',
+      history,
+      '--revision',
+      `${String(k).padStart(4, '0')}${'0'.repeat(36)}`,
+      '--out',
+      join(dir, `night-${k}`),
+      '--json',
+    ]);
     if (r.code !== 0 && r.code !== 1) throw new Error(`night ${k + 1} failed (exit ${r.code}): ${r.stderr.slice(-2000)}`);
     const h = JSON.parse(readFileSync(history, 'utf8'));
     const e = h.entries.at(-1);
     const ratio = e.ratios?.one_fast?.consumed_rate;
     const fresh = h.steps.filter((s) => s.foundAt === e.createdAt);
-    console.log(`night ${String(k + 1).padStart(2)} ${k < Number(o.nights) ? 'A/A      ' : 'regressed'} ratio ${ratio ? ratio.ratio.toFixed(3) : '-'} [${ratio?.ciLow?.toFixed(3)}, ${ratio?.ciHigh?.toFixed(3)}] ${r.seconds.toFixed(0)} s`
-      + `${fresh.length ? `  NEW STEP ${fresh.map((s) => `${(s.magnitude * 100).toFixed(1)} % at night ${h.entries.findIndex((x) => x.createdAt === s.at) + 1}`).join(', ')}` : ''}`);
+    console.log(
+      `night ${String(k + 1).padStart(2)} ${k < Number(o.nights) ? 'A/A      ' : 'regressed'} ratio ${ratio ? ratio.ratio.toFixed(3) : '-'} [${ratio?.ciLow?.toFixed(3)}, ${ratio?.ciHigh?.toFixed(3)}] ${r.seconds.toFixed(0)} s` +
+        `${fresh.length ? `  NEW STEP ${fresh.map((s) => `${(s.magnitude * 100).toFixed(1)} % at night ${h.entries.findIndex((x) => x.createdAt === s.at) + 1}`).join(', ')}` : ''}`,
+    );
   }
   copyFileSync(history, o.out);
   const h = JSON.parse(readFileSync(o.out, 'utf8'));
-  console.log(`# ${h.entries.length} nights written to ${o.out}; steps reported: ${h.steps.map((s) => `${(s.magnitude * 100).toFixed(1)} % at night ${h.entries.findIndex((x) => x.createdAt === s.at) + 1} (found on night ${h.entries.findIndex((x) => x.createdAt === s.foundAt) + 1})`).join('; ') || 'none'}`);
+  console.log(
+    `# ${h.entries.length} nights written to ${o.out}; steps reported: ${h.steps.map((s) => `${(s.magnitude * 100).toFixed(1)} % at night ${h.entries.findIndex((x) => x.createdAt === s.at) + 1} (found on night ${h.entries.findIndex((x) => x.createdAt === s.foundAt) + 1})`).join('; ') || 'none'}`,
+  );
 } finally {
   regressed.remove();
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });

@@ -44,7 +44,11 @@ const rows = new Map();
 let reports = 0;
 for (const f of files) {
   let r;
-  try { r = JSON.parse(f.endsWith('.gz') ? gunzipSync(readFileSync(f)).toString('utf8') : readFileSync(f, 'utf8')); } catch { continue; }
+  try {
+    r = JSON.parse(f.endsWith('.gz') ? gunzipSync(readFileSync(f)).toString('utf8') : readFileSync(f, 'utf8'));
+  } catch {
+    continue;
+  }
   if (!Array.isArray(r.trials) || !Array.isArray(r.targets) || r.targets.length !== 2) continue;
   reports++;
   const cand = r.candidate;
@@ -73,8 +77,16 @@ for (const f of files) {
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs) => { const m = mean(xs); return Math.sqrt(xs.reduce((a, v) => a + (v - m) ** 2, 0) / Math.max(1, xs.length - 1)); };
-const mad = (xs) => { const s = [...xs].sort((a, b) => a - b); const med = s[s.length >> 1]; const d = s.map((v) => Math.abs(v - med)).sort((a, b) => a - b); return 1.4826 * d[d.length >> 1]; };
+const sd = (xs) => {
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, v) => a + (v - m) ** 2, 0) / Math.max(1, xs.length - 1));
+};
+const mad = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const med = s[s.length >> 1];
+  const d = s.map((v) => Math.abs(v - med)).sort((a, b) => a - b);
+  return 1.4826 * d[d.length >> 1];
+};
 /** Least squares of y on the columns of X (with an intercept): the residuals (keeping the
  *  intercept) and the intercept, the effect estimated at no covariate difference. */
 function leastSquares(y, X) {
@@ -104,14 +116,34 @@ function leastSquares(y, X) {
 
 // z of the one-sided per-look level.
 const level = Number(o.level);
-const zOf = (p) => { let lo = 0, hi = 10; for (let i = 0; i < 100; i++) { const mid = (lo + hi) / 2; const tail = 0.5 * erfc(mid / Math.SQRT2); if (tail > p) lo = mid; else hi = mid; } return (lo + hi) / 2; };
-function erfc(x) { const t = 1 / (1 + 0.5 * x); return t * Math.exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))); }
+const zOf = (p) => {
+  let lo = 0,
+    hi = 10;
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2;
+    const tail = 0.5 * erfc(mid / Math.SQRT2);
+    if (tail > p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+};
+function erfc(x) {
+  const t = 1 / (1 + 0.5 * x);
+  return (
+    t *
+    Math.exp(
+      -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    )
+  );
+}
 const z = zOf(level);
-const need = (s) => Math.ceil((z * s / Math.log(1.1)) ** 2);
+const need = (s) => Math.ceil(((z * s) / Math.log(1.1)) ** 2);
 const pct = (v) => `${(100 * v).toFixed(1)} %`;
 
 console.log(`${reports} report(s) of same-run A/Bs; per-look one-sided level ${level} (z = ${z.toFixed(2)})`);
-console.log('per scenario and adjustment: the effect (mean pair ratio, %), the spread of the pair log ratios as SD (df-corrected) [robust 1.4826·MAD], and the pairs an A/A of that spread needs for a 10 % bound');
+console.log(
+  'per scenario and adjustment: the effect (mean pair ratio, %), the spread of the pair log ratios as SD (df-corrected) [robust 1.4826·MAD], and the pairs an A/A of that spread needs for a 10 % bound',
+);
 const ADJUST = {
   raw: () => [],
   order: (r) => [r.first],

@@ -31,15 +31,38 @@ import { clopperPearson } from './lib/binomial';
 import { powerPlan } from './lib/power-plan';
 import { printResampled } from './lib/resample';
 
-const { values: o } = benchArgs({
-  scenarios: list('one_fast,one_one_one'), runs: 30, n: 8, seconds: 5, warmup: 1, cpus: numberList('1.3,1.2'), 'base-cpus': optional('number'),
-  image: IMAGES.v3, seed: 20261123, tolerance: optional('number'), json: optional(), from: optional(), 'no-freeze': false, statistic: 'mean',
-  resample: 0, 'resample-n': numberList('8,10,12,14,16'),
-}, { script: 'power', help: headerOf(packagePath('bench/power.mjs')) });
+const { values: o } = benchArgs(
+  {
+    scenarios: list('one_fast,one_one_one'),
+    runs: 30,
+    n: 8,
+    seconds: 5,
+    warmup: 1,
+    cpus: numberList('1.3,1.2'),
+    'base-cpus': optional('number'),
+    image: IMAGES.v3,
+    seed: 20261123,
+    tolerance: optional('number'),
+    json: optional(),
+    from: optional(),
+    'no-freeze': false,
+    statistic: 'mean',
+    resample: 0,
+    'resample-n': numberList('8,10,12,14,16'),
+  },
+  { script: 'power', help: headerOf(packagePath('bench/power.mjs')) },
+);
 
 /** Every trial's gating values, by target, scenario and metric, in round order (NaN = invalid). */
 interface Saved {
-  scenarios: string[]; seconds: number; warmup: number; cpus: number[]; baseCpus?: number; image: string; seed: number; minutes: number;
+  scenarios: string[];
+  seconds: number;
+  warmup: number;
+  cpus: number[];
+  baseCpus?: number;
+  image: string;
+  seed: number;
+  minutes: number;
   /** Idle brokers were frozen during each trial (absent in files from before freezing existed). */
   frozen?: boolean;
   /** Each arm's trial ran next to one of A's (A2's reference stored as A0); absent before that. */
@@ -53,13 +76,24 @@ const n = o.n;
 const ids = saved?.scenarios ?? o.scenarios;
 const scenarios: ScenarioSpec[] = resolveScenarios(ids.join(',')).scenarios.map((s) => ({
   ...s,
-  durationSeconds: saved?.seconds ?? o.seconds, warmupSeconds: saved?.warmup ?? o.warmup,
+  durationSeconds: saved?.seconds ?? o.seconds,
+  warmupSeconds: saved?.warmup ?? o.warmup,
   tolerances: o.tolerance ? Object.fromEntries(s.gate.map((m) => [m, o.tolerance!])) : s.tolerances,
 }));
 const quotas = saved?.cpus ?? o.cpus;
 const baseCpus = saved ? saved.baseCpus : o['base-cpus'] || undefined;
-const target = (id: string, cpus?: number): DockerTargetSpec =>
-  ({ id, label: cpus ? `${id} (--cpus ${cpus})` : id, kind: 'docker', image: o.image, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', cpus });
+const target = (id: string, cpus?: number): DockerTargetSpec => ({
+  id,
+  label: cpus ? `${id} (--cpus ${cpus})` : id,
+  kind: 'docker',
+  image: o.image,
+  configFiles: [],
+  nodes: 1,
+  env: {},
+  setup: [],
+  network: 'host',
+  cpus,
+});
 const targets = [target('A', baseCpus), target('A2', baseCpus), ...quotas.map((c, i) => target(`B${i + 1}`, c))];
 const runId = `power${process.pid}`;
 
@@ -71,15 +105,26 @@ const empty = () => Object.fromEntries(slots.map((id) => [id, Object.fromEntries
 const perSecond: NonNullable<Saved['perSecond']> = saved?.perSecond ?? empty();
 if (o.statistic !== 'mean' && o.statistic !== 'median') throw new Error('--statistic must be mean or median');
 // --statistic median: each trial's rate is the median of its per-second rates, not the window's mean.
-const values: Saved['values'] = saved && o.statistic === 'median' ? medians(saved) : saved?.values ?? empty();
+const values: Saved['values'] = saved && o.statistic === 'median' ? medians(saved) : (saved?.values ?? empty());
 
 function medians(from: Saved): Saved['values'] {
   if (!from.perSecond) throw new Error(`${o.from} has no per-second rates: --statistic median needs a file saved by this version`);
-  return Object.fromEntries(Object.entries(from.values).map(([t, byScenario]) => [t, Object.fromEntries(Object.entries(byScenario).map(([sc, byMetric]) =>
-    [sc, Object.fromEntries(Object.entries(byMetric).map(([m, v]) => {
-      const secs = from.perSecond![t]?.[sc]?.[m];
-      return [m, secs ? v.map((x, i) => (Number.isFinite(x) && secs[i]?.length ? median(secs[i]) : x)) : v];
-    }))]))]));
+  return Object.fromEntries(
+    Object.entries(from.values).map(([t, byScenario]) => [
+      t,
+      Object.fromEntries(
+        Object.entries(byScenario).map(([sc, byMetric]) => [
+          sc,
+          Object.fromEntries(
+            Object.entries(byMetric).map(([m, v]) => {
+              const secs = from.perSecond![t]?.[sc]?.[m];
+              return [m, secs ? v.map((x, i) => (Number.isFinite(x) && secs[i]?.length ? median(secs[i]) : x)) : v];
+            }),
+          ),
+        ]),
+      ),
+    ]),
+  );
 }
 
 /** Rates (msg/s) of each whole sampling interval inside the window, for the series' `field`. */
@@ -100,7 +145,20 @@ if (!saved) save(minutes);
 /** Writes the trials so far to --json (after every gate run, so a cut-short run keeps its data). */
 function save(mins: number): void {
   if (!o.json) return;
-  const out: Saved = { scenarios: ids, seconds: scenarios[0].durationSeconds, warmup: scenarios[0].warmupSeconds, cpus: quotas, baseCpus, image: o.image, seed: o.seed, minutes: mins, values, perSecond, frozen: !o['no-freeze'], adjacent };
+  const out: Saved = {
+    scenarios: ids,
+    seconds: scenarios[0].durationSeconds,
+    warmup: scenarios[0].warmupSeconds,
+    cpus: quotas,
+    baseCpus,
+    image: o.image,
+    seed: o.seed,
+    minutes: mins,
+    values,
+    perSecond,
+    frozen: !o['no-freeze'],
+    adjacent,
+  };
   writeFileSync(o.json, JSON.stringify(out));
 }
 
@@ -109,7 +167,14 @@ async function runTrials(): Promise<void> {
   try {
     for (const t of targets) handles.set(t.id, await startDocker(t, { runId }));
     const focus = focusOn([...handles.values()], (m) => console.error(m), !o['no-freeze']);
-    const plan = powerPlan(scenarios, 'A', 'A2', targets.slice(2).map((t) => t.id), runs * n, o.seed);
+    const plan = powerPlan(
+      scenarios,
+      'A',
+      'A2',
+      targets.slice(2).map((t) => t.id),
+      runs * n,
+      o.seed,
+    );
     const perGateRun = plan.length / runs;
     let invalid = 0;
     for (const p of plan) {
@@ -134,10 +199,18 @@ async function runTrials(): Promise<void> {
 
 /** One gate run of `arm` against A over rounds [g·n, (g+1)·n). */
 function gateRun(arm: string, g: number, paired: boolean): Comparison[] {
-  const slice = (id: string) => Object.fromEntries(scenarios.map((s) => [s.id, Object.fromEntries(s.gate.map((m) => {
-    const v = values[id][s.id][m].slice(g * n, (g + 1) * n);
-    return [m, paired ? v : v.filter(Number.isFinite)];
-  }))]));
+  const slice = (id: string) =>
+    Object.fromEntries(
+      scenarios.map((s) => [
+        s.id,
+        Object.fromEntries(
+          s.gate.map((m) => {
+            const v = values[id][s.id][m].slice(g * n, (g + 1) * n);
+            return [m, paired ? v : v.filter(Number.isFinite)];
+          }),
+        ),
+      ]),
+    );
   return compareSamples({ scenarios, against: 'A', paired, candidate: { label: arm, values: slice(arm) }, reference: { label: 'A', values: slice(refOf(arm)) } });
 }
 
@@ -147,15 +220,19 @@ const rate = (k: number, total: number) => {
   return `${k}/${total} = ${Math.round((k / total) * 100)} % [${Math.round(lo * 100)}, ${Math.round(hi * 100)}]`;
 };
 console.log(`${ids.join(' + ')}: gating ${scenarios.map((s) => `${s.id}/${s.gate.join(',')} (tolerance ${Math.round(toleranceFor(s.gate[0], s.tolerances) * 100)} %)`).join(', ')}`);
-console.log(`n = ${n} rounds per gate run, ${runs} gate runs, ${scenarios[0].warmupSeconds}+${scenarios[0].durationSeconds} s trials, ${minutes} min of trials${baseCpus ? `, A and A2 at --cpus ${baseCpus}` : ''}, idle brokers ${(saved ? saved.frozen : !o['no-freeze']) ? 'frozen' : 'running'} during each trial, each trial's rate the ${o.statistic === 'median' ? 'median of its per-second rates' : "window's mean"}`);
+console.log(
+  `n = ${n} rounds per gate run, ${runs} gate runs, ${scenarios[0].warmupSeconds}+${scenarios[0].durationSeconds} s trials, ${minutes} min of trials${baseCpus ? `, A and A2 at --cpus ${baseCpus}` : ''}, idle brokers ${(saved ? saved.frozen : !o['no-freeze']) ? 'frozen' : 'running'} during each trial, each trial's rate the ${o.statistic === 'median' ? 'median of its per-second rates' : "window's mean"}`,
+);
 const head = ['arm (vs A)', 'true effect per scenario', 'paired: fails', 'warns', 'inconcl.', 'independent: fails'];
 const rows: string[][] = [];
 for (const t of targets.slice(1)) {
-  const effects = scenarios.map((s) => {
-    const a = values[refOf(t.id)][s.id][s.gate[0]];
-    const d = values[t.id][s.id][s.gate[0]].map((v, i) => Math.log(v / a[i])).filter(Number.isFinite);
-    return `${s.id} ${pct(Math.exp(median(d)) - 1)}`;
-  }).join(', ');
+  const effects = scenarios
+    .map((s) => {
+      const a = values[refOf(t.id)][s.id][s.gate[0]];
+      const d = values[t.id][s.id][s.gate[0]].map((v, i) => Math.log(v / a[i])).filter(Number.isFinite);
+      return `${s.id} ${pct(Math.exp(median(d)) - 1)}`;
+    })
+    .join(', ');
   const verdicts = Array.from({ length: runs }, (_, g) => overallVerdict(gateRun(t.id, g, true)));
   const independent = Array.from({ length: runs }, (_, g) => overallVerdict(gateRun(t.id, g, false)));
   const count = (vs: string[], v: string) => vs.filter((x) => x === v).length;
@@ -165,11 +242,13 @@ const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].len
 for (const r of [head, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
 // Per-metric detail of the paired design: how often each gating metric failed, per arm.
 for (const t of targets.slice(1)) {
-  const per = scenarios.flatMap((s) => s.gate.map((m) => {
-    const cs = Array.from({ length: runs }, (_, g) => gateRun(t.id, g, true).find((c) => c.scenario === s.id && c.metric === m)!);
-    const widthsPts = cs.filter((c) => c.ciLow !== null).map((c) => (c.ciHigh! - c.ciLow!) * 100);
-    return `${s.id}/${m}: ${cs.filter((c) => c.verdict === 'fail').length} fails, median CI ${median(widthsPts).toFixed(1)} pts`;
-  }));
+  const per = scenarios.flatMap((s) =>
+    s.gate.map((m) => {
+      const cs = Array.from({ length: runs }, (_, g) => gateRun(t.id, g, true).find((c) => c.scenario === s.id && c.metric === m)!);
+      const widthsPts = cs.filter((c) => c.ciLow !== null).map((c) => (c.ciHigh! - c.ciLow!) * 100);
+      return `${s.id}/${m}: ${cs.filter((c) => c.verdict === 'fail').length} fails, median CI ${median(widthsPts).toFixed(1)} pts`;
+    }),
+  );
   console.log(`  ${t.id}: ${per.join('; ')}`);
 }
 if (o.resample > 0) {

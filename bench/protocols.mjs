@@ -18,8 +18,11 @@ import { benchArgs, IMAGES, list } from './lib/args.mjs';
 import { ROOT } from './lib/common.mjs';
 
 const { values: opt } = benchArgs({
-  trials: 3, pairs: 10, images: list([IMAGES.v4, IMAGES.v3]),
-  scenarios: 'protocols_one_fast,stream_one_fast,stream_consume_only,mqtt_pubsub,amqp10_one_fast', write: false,
+  trials: 3,
+  pairs: 10,
+  images: list([IMAGES.v4, IMAGES.v3]),
+  scenarios: 'protocols_one_fast,stream_one_fast,stream_consume_only,mqtt_pubsub,amqp10_one_fast',
+  write: false,
 });
 const images = opt.images;
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-protocols-'));
@@ -28,19 +31,32 @@ const started = Date.now();
 /** The CLI's JSON report (a fail verdict is still a report). */
 function gate(args) {
   try {
-    return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'run', ...args, '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')],
-      { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] }));
+    return JSON.parse(
+      execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'run', ...args, '--no-anchor', '--baseline-file', 'none.json', '--json', '--out', join(dir, 'out')], {
+        cwd: dir,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    );
   } catch (e) {
     if (e.status === 1 && e.stdout) return JSON.parse(e.stdout);
     throw e;
   }
 }
-const median = (xs) => { const s = xs.filter((x) => typeof x === 'number').sort((a, b) => a - b); return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : null; };
+const median = (xs) => {
+  const s = xs.filter((x) => typeof x === 'number').sort((a, b) => a - b);
+  return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : null;
+};
 const n0 = (x) => (x === null ? '–' : Math.round(x).toLocaleString('en-US'));
 const f = (x, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d));
 
-const lines = [`# protocols, ${new Date().toISOString()}: ${opt.trials} trials per scenario and image, ${opt.pairs} pairs for memory, ${opt.scenarios}`, '',
-  '| image | scenario | published msg/s | consumed msg/s | latency p99 ms | generator µs/msg | generator cores | saturated | client |', '|---|---|--:|--:|--:|--:|--:|--:|---|'];
+const lines = [
+  `# protocols, ${new Date().toISOString()}: ${opt.trials} trials per scenario and image, ${opt.pairs} pairs for memory, ${opt.scenarios}`,
+  '',
+  '| image | scenario | published msg/s | consumed msg/s | latency p99 ms | generator µs/msg | generator cores | saturated | client |',
+  '|---|---|--:|--:|--:|--:|--:|--:|---|',
+];
 for (const image of images) {
   const r = gate(['--image', image, '--scenarios', opt.scenarios, '--repetitions', String(opt.trials)]);
   for (const s of r.scenarios) {
@@ -50,15 +66,22 @@ for (const image of images) {
     const g = (k) => median(ts.map((t) => t.generator?.[k]));
     const sat = ts.filter((t) => t.generator?.saturated).length;
     const client = ts[0].generator?.client ?? `amqplib (${ts[0].generator?.amqpPath ?? '?'} path)`;
-    lines.push(`| ${image.split(':').pop()} | ${s.id} | ${n0(m('published_rate'))} | ${n0(m('consumed_rate'))} | ${f(m('latency_p99_ms'), 1)} | ${f(g('cpuMicrosPerMessage'))} | ${f(g('cpuCores'))} | ${sat}/${ts.length} | ${client} |`);
+    lines.push(
+      `| ${image.split(':').pop()} | ${s.id} | ${n0(m('published_rate'))} | ${n0(m('consumed_rate'))} | ${f(m('latency_p99_ms'), 1)} | ${f(g('cpuMicrosPerMessage'))} | ${f(g('cpuCores'))} | ${sat}/${ts.length} | ${client} |`,
+    );
   }
   for (const e of r.errors) lines.push(`| ${image.split(':').pop()} | ${e.scope} | skipped: ${e.message.replace(/^Skipped[^:]*: /, '').replace(/\|/g, '/')} |||||||`);
 }
 
 const [a, b] = images;
 const ab = gate(['--image', a, '--baseline-image', b, '--scenarios', 'mqtt_idle_connections', '--repetitions', String(opt.pairs), '--no-sequential']);
-lines.push('', `Memory per idle MQTT connection (2,000 connections), ${a.split(':').pop()} / ${b.split(':').pop()}, paired same-run A/B:`, '',
-  '| metric | ' + `${a.split(':').pop()} median | ${b.split(':').pop()} median | ratio [90 % CI] | pairs |`, '|---|--:|--:|--:|--:|');
+lines.push(
+  '',
+  `Memory per idle MQTT connection (2,000 connections), ${a.split(':').pop()} / ${b.split(':').pop()}, paired same-run A/B:`,
+  '',
+  '| metric | ' + `${a.split(':').pop()} median | ${b.split(':').pop()} median | ratio [90 % CI] | pairs |`,
+  '|---|--:|--:|--:|--:|',
+);
 for (const c of ab.comparisons.filter((x) => x.metric.endsWith('per_connection_kib'))) {
   lines.push(`| ${c.metric} | ${f(c.candidateMedian, 1)} KiB | ${f(c.baselineMedian, 1)} KiB | ${f(c.ratio, 3)} [${f(c.ciLow, 3)}, ${f(c.ciHigh, 3)}] | ${c.nCandidate} |`);
 }

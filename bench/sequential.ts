@@ -64,7 +64,10 @@ const TOTAL = rounds('A').length;
 /** Median pair ratio of an arm against A over all its rounds. */
 function medianRatio(arm: string): number {
   const a = rounds('A');
-  const d = rounds(arm).map((v, i) => Math.log(v / a[i])).filter(Number.isFinite).sort((x, y) => x - y);
+  const d = rounds(arm)
+    .map((v, i) => Math.log(v / a[i]))
+    .filter(Number.isFinite)
+    .sort((x, y) => x - y);
   return Math.exp((d[(d.length - 1) >> 1] + d[d.length >> 1]) / 2);
 }
 
@@ -78,7 +81,12 @@ function draw(n: number, random: () => number): number[] {
   return idx.slice(0, n);
 }
 
-interface Arm { label: string; arm: string; centre: boolean; shift: number }
+interface Arm {
+  label: string;
+  arm: string;
+  centre: boolean;
+  shift: number;
+}
 /** One scenario's pairs in arrival order: [reference, candidate] values. */
 type Pairs = Array<[number, number]>;
 
@@ -96,7 +104,15 @@ function judge(specs: ScenarioSpec[], data: Pairs[], ns: number[], alpha: number
 const rank: Record<Verdict, number> = { fail: 3, warn: 2, inconclusive: 1, pass: 0 };
 const worst = (vs: Verdict[]) => vs.reduce((w, v) => (rank[v] > rank[w] ? v : w), 'pass' as Verdict);
 
-interface GateRun { fixed: Verdict; fixedAnswer: Answer; seq: Verdict; answer: Answer; bound: number; seqPairs: number; look: number }
+interface GateRun {
+  fixed: Verdict;
+  fixedAnswer: Answer;
+  seq: Verdict;
+  answer: Answer;
+  bound: number;
+  seqPairs: number;
+  look: number;
+}
 
 /** One gate run of each design on the same drawn pairs: verdicts, answers and scenario-pairs used.
  *  `bound`: the largest CI bad end over the gating metrics (the run's "no regression of X %"). */
@@ -104,7 +120,12 @@ function gateRun(a: Arm, m: number, random: () => number): GateRun {
   const design = sequentialDesign(ASKED, m, FIXED);
   const specs = Array.from({ length: m }, (_, i) => ({ ...base, id: i ? `${base.id}#null${i}` : base.id }));
   const data = specs.map((_, i) => (i === 0 ? pairsOf(a, draw(CAP, random), true) : pairsOf({ ...a, arm: 'A2', centre: true }, draw(CAP, random), false)));
-  const fixedCs = judge(specs, data, specs.map(() => FIXED), ALPHA).filter((c) => c.gating);
+  const fixedCs = judge(
+    specs,
+    data,
+    specs.map(() => FIXED),
+    ALPHA,
+  ).filter((c) => c.gating);
   // The gate's own stopping policy, driven look by look with every scenario's pairs so far.
   const policy = new SequentialRun(design, FAIL_FAST);
   const last = new Map<string, Comparison[]>();
@@ -112,7 +133,13 @@ function gateRun(a: Arm, m: number, random: () => number): GateRun {
   for (const n of design.looks) {
     const running = specs.filter((s) => policy.runs(s.id, n - 1));
     if (!running.length) break;
-    const cs = judge(specs, data, specs.map((s) => policy.stopped.get(s.id) ?? n), design.level, m);
+    const cs = judge(
+      specs,
+      data,
+      specs.map((s) => policy.stopped.get(s.id) ?? n),
+      design.level,
+      m,
+    );
     for (const s of running) {
       const mine = cs.filter((c) => c.scenario === s.id);
       last.set(s.id, mine);
@@ -123,10 +150,13 @@ function gateRun(a: Arm, m: number, random: () => number): GateRun {
   policy.finish(new Map(specs.map((s) => [s.id, lastLook])));
   const final = specs.flatMap((s) => last.get(s.id) ?? []).filter((c) => c.gating);
   return {
-    fixed: worst(fixedCs.map((c) => c.verdict)), fixedAnswer: overallAnswer(fixedCs),
-    seq: worst(final.map((c) => c.verdict)), answer: overallAnswer(final),
+    fixed: worst(fixedCs.map((c) => c.verdict)),
+    fixedAnswer: overallAnswer(fixedCs),
+    seq: worst(final.map((c) => c.verdict)),
+    answer: overallAnswer(final),
     bound: Math.max(...final.map((c) => c.bound ?? Number.POSITIVE_INFINITY)),
-    seqPairs: specs.reduce((t, s) => t + (policy.stopped.get(s.id) ?? lastLook), 0), look: lastLook,
+    seqPairs: specs.reduce((t, s) => t + (policy.stopped.get(s.id) ?? lastLook), 0),
+    look: lastLook,
   };
 }
 
@@ -146,39 +176,70 @@ const pct = (k: number, n: number) => {
 
 const arms: Arm[] = [
   { label: 'A/A (A2 vs A)', arm: 'A2', centre: false, shift: 0 },
-  ...o.shifts!.split(',').map(Number).map((d) => ({ label: `centred A/A −${Math.round(d * 100)} %`, arm: 'A2', centre: true, shift: d })),
+  ...o
+    .shifts!.split(',')
+    .map(Number)
+    .map((d) => ({ label: `centred A/A −${Math.round(d * 100)} %`, arm: 'A2', centre: true, shift: d })),
   { label: `B1 (${((medianRatio('B1') - 1) * 100).toFixed(1)} %)`, arm: 'B1', centre: false, shift: 0 },
   { label: `B2 (${((medianRatio('B2') - 1) * 100).toFixed(1)} %)`, arm: 'B2', centre: false, shift: 0 },
 ];
 console.log(`${o.from}: ${TOTAL} recorded rounds per arm, ${saved.warmup}+${saved.seconds} s trials; ${K} gate runs per cell, each drawing its pairs without replacement in a random order`);
 for (const m of o.holm!.split(',').map(Number)) {
   const d = sequentialDesign(ASKED, m, FIXED);
-  console.log(`fixed: ${FIXED} pairs at α = ${ALPHA}, Holm over ${m}; sequential with ${m} gating metric(s): looks at ${d.looks.join(', ')} pairs, Bonferroni over ${m}, nominal one-sided level ${d.level.toFixed(4)} at every look (family rate under the null ${familyRate(d.level, d.looks).toFixed(4)}; the fixed level at every look would give ${familyRate(ALPHA, d.looks).toFixed(3)})`);
+  console.log(
+    `fixed: ${FIXED} pairs at α = ${ALPHA}, Holm over ${m}; sequential with ${m} gating metric(s): looks at ${d.looks.join(', ')} pairs, Bonferroni over ${m}, nominal one-sided level ${d.level.toFixed(4)} at every look (family rate under the null ${familyRate(d.level, d.looks).toFixed(4)}; the fixed level at every look would give ${familyRate(ALPHA, d.looks).toFixed(3)})`,
+  );
 }
 console.log(`tolerance: ${o.tolerance ? `${Number(o.tolerance) * 100} % (--tolerance)` : "the scenario's"}`);
 const mg = marginsFor(METRIC, base.tolerances);
-console.log(`answers: red = a regression (whole CI beyond the ${Math.round(mg.tolerance * 100)} % tolerance); green = the CI's bad end inside the ${Math.round(mg.equivalence * 100)} % equivalence margin; grey = neither at the cap`);
-console.log(`fail-fast: ${FAIL_FAST ? "on (a failed scenario ends the gate run)" : "off (--no-fail-fast: every scenario runs until decided)"}`);
+console.log(
+  `answers: red = a regression (whole CI beyond the ${Math.round(mg.tolerance * 100)} % tolerance); green = the CI's bad end inside the ${Math.round(mg.equivalence * 100)} % equivalence margin; grey = neither at the cap`,
+);
+console.log(`fail-fast: ${FAIL_FAST ? 'on (a failed scenario ends the gate run)' : 'off (--no-fail-fast: every scenario runs until decided)'}`);
 console.log(`time: ${PAIR_S} s per scenario pair (broker boots not included)\n`);
-console.log(['Holm m', 'arm', 'fixed: red / green', 'seq: red', 'seq: green', 'seq: green ≤ 5 %', 'seq: grey', 'seq: red or warn', 'seq: median bound', 'fixed: min (pairs)', 'seq: median / p90 min', 'seq: gate runs ended after N pairs'].join('\t'));
+console.log(
+  [
+    'Holm m',
+    'arm',
+    'fixed: red / green',
+    'seq: red',
+    'seq: green',
+    'seq: green ≤ 5 %',
+    'seq: grey',
+    'seq: red or warn',
+    'seq: median bound',
+    'fixed: min (pairs)',
+    'seq: median / p90 min',
+    'seq: gate runs ended after N pairs',
+  ].join('\t'),
+);
 for (const m of o.holm!.split(',').map(Number)) {
   for (const a of arms) {
     const random = rng(Number(o.seed) + m);
     const runs = Array.from({ length: K }, () => gateRun(a, m, random));
     const mins = runs.map((r) => (r.seqPairs * PAIR_S) / 60);
     const ends = [...new Set(runs.map((r) => r.look))].sort((x, y) => x - y).map((n) => `${n}: ${runs.filter((r) => r.look === n).length}`);
-    console.log([
-      String(m), a.label,
-      `${pct(runs.filter((r) => r.fixedAnswer === 'regression').length, K)} / ${((100 * runs.filter((r) => r.fixedAnswer === 'no-regression').length) / K).toFixed(1)} %`,
-      pct(runs.filter((r) => r.answer === 'regression').length, K),
-      pct(runs.filter((r) => r.answer === 'no-regression').length, K),
-      pct(runs.filter((r) => r.answer === 'no-regression' && r.bound <= 0.05).length, K),
-      pct(runs.filter((r) => r.answer === 'undecided').length, K),
-      pct(runs.filter((r) => r.seq === 'fail' || r.seq === 'warn').length, K),
-      `${(100 * quantile(runs.map((r) => r.bound), 0.5)).toFixed(1)} %`,
-      `${((FIXED * m * PAIR_S) / 60).toFixed(1)} (${FIXED})`,
-      `${quantile(mins, 0.5).toFixed(1)} / ${quantile(mins, 0.9).toFixed(1)}`,
-      ends.join(', '),
-    ].join('\t'));
+    console.log(
+      [
+        String(m),
+        a.label,
+        `${pct(runs.filter((r) => r.fixedAnswer === 'regression').length, K)} / ${((100 * runs.filter((r) => r.fixedAnswer === 'no-regression').length) / K).toFixed(1)} %`,
+        pct(runs.filter((r) => r.answer === 'regression').length, K),
+        pct(runs.filter((r) => r.answer === 'no-regression').length, K),
+        pct(runs.filter((r) => r.answer === 'no-regression' && r.bound <= 0.05).length, K),
+        pct(runs.filter((r) => r.answer === 'undecided').length, K),
+        pct(runs.filter((r) => r.seq === 'fail' || r.seq === 'warn').length, K),
+        `${(
+          100 *
+            quantile(
+              runs.map((r) => r.bound),
+              0.5,
+            )
+        ).toFixed(1)} %`,
+        `${((FIXED * m * PAIR_S) / 60).toFixed(1)} (${FIXED})`,
+        `${quantile(mins, 0.5).toFixed(1)} / ${quantile(mins, 0.9).toFixed(1)}`,
+        ends.join(', '),
+      ].join('\t'),
+    );
   }
 }

@@ -62,7 +62,10 @@ if (previous && (previous.scenarios !== o.scenarios || previous.image !== o.imag
 }
 const results = previous?.results ?? [];
 const nextRun = (arm) => results.filter((r) => r.arm === arm).reduce((n, r) => Math.max(n, r.run), 0) + 1;
-const p90 = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(0.9 * s.length) - 1)]; };
+const p90 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(0.9 * s.length) - 1)];
+};
 
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
 for (let i = 0; i < Number(o.runs); i++) {
@@ -70,30 +73,84 @@ for (let i = 0; i < Number(o.runs); i++) {
     const run = nextRun(arm);
     const t0 = Date.now();
     const out = join(dir, `${arm}-${run}`);
-    const r = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'run', '--scenarios', o.scenarios, ...ARMS[arm], '--baseline-image', o.image,
-      '--baseline-file', join(dir, 'none.json'), '--out', out, '--json', '--seed', String(1000 + run), ...positionals], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'dist/cli.js'),
+        'run',
+        '--scenarios',
+        o.scenarios,
+        ...ARMS[arm],
+        '--baseline-image',
+        o.image,
+        '--baseline-file',
+        join(dir, 'none.json'),
+        '--out',
+        out,
+        '--json',
+        '--seed',
+        String(1000 + run),
+        ...positionals,
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 30 },
+    );
     const wall = (Date.now() - t0) / 1000;
     let report;
-    try { report = JSON.parse(r.stdout); } catch { console.error(`${arm} #${run}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`); continue; }
+    try {
+      report = JSON.parse(r.stdout);
+    } catch {
+      console.error(`${arm} #${run}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`);
+      continue;
+    }
     const q = report.sequential;
-    const gating = report.comparisons.filter((c) => c.gating).map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
+    const gating = report.comparisons
+      .filter((c) => c.gating)
+      .map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
     const quota = { cpu: '1.16', cpu10: o['cpus10'], cpu5: o['cpus5'] }[arm];
-    const row = { arm, run, date: new Date().toISOString(), commit, ...(quota ? { cpus: Number(quota) } : {}), wallSeconds: Math.round(wall), verdict: report.verdict, answer: report.answer, stopped: q?.stopped, savedSeconds: q?.savedSeconds, fixedPairs: q?.fixedPairs, gating };
+    const row = {
+      arm,
+      run,
+      date: new Date().toISOString(),
+      commit,
+      ...(quota ? { cpus: Number(quota) } : {}),
+      wallSeconds: Math.round(wall),
+      verdict: report.verdict,
+      answer: report.answer,
+      stopped: q?.stopped,
+      savedSeconds: q?.savedSeconds,
+      fixedPairs: q?.fixedPairs,
+      gating,
+    };
     results.push(row);
     if (o.keep) {
       mkdirSync(o.keep, { recursive: true });
       writeStripped(join(out, 'report.json'), join(o.keep, `${arm}-${run}.report.json.gz`));
     }
-    console.log(`${arm} #${row.run}: ${row.answer} (${row.verdict}) in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; `
-      + gating.map((g) => `${g.scenario} ${g.verdict} ${((g.ratio - 1) * 100).toFixed(1)} % [${((g.ciLow - 1) * 100).toFixed(1)}, ${((g.ciHigh - 1) * 100).toFixed(1)}] n=${g.n}`).join('; '));
+    console.log(
+      `${arm} #${row.run}: ${row.answer} (${row.verdict}) in ${(wall / 60).toFixed(1)} min; stopped ${JSON.stringify(q?.stopped ?? {})}; saved ${((q?.savedSeconds ?? 0) / 60).toFixed(1)} min of trials; ` +
+        gating.map((g) => `${g.scenario} ${g.verdict} ${((g.ratio - 1) * 100).toFixed(1)} % [${((g.ciLow - 1) * 100).toFixed(1)}, ${((g.ciHigh - 1) * 100).toFixed(1)}] n=${g.n}`).join('; '),
+    );
     if (o.out) writeFileSync(o.out, JSON.stringify({ scenarios: o.scenarios, image: o.image, results }, null, 1));
   }
 }
 // One-sided 95 % upper bound of a rate with k events in n runs (exact binomial, Clopper-Pearson).
 const upper95 = (k, n) => {
-  const cdf = (p) => { let s = 0, c = 1; for (let i = 0; i <= k; i++) { s += c * p ** i * (1 - p) ** (n - i); c = (c * (n - i)) / (i + 1); } return s; };
-  let lo = k / n, hi = 1;
-  for (let it = 0; it < 60; it++) { const mid = (lo + hi) / 2; if (cdf(mid) > 0.05) lo = mid; else hi = mid; }
+  const cdf = (p) => {
+    let s = 0,
+      c = 1;
+    for (let i = 0; i <= k; i++) {
+      s += c * p ** i * (1 - p) ** (n - i);
+      c = (c * (n - i)) / (i + 1);
+    }
+    return s;
+  };
+  let lo = k / n,
+    hi = 1;
+  for (let it = 0; it < 60; it++) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) > 0.05) lo = mid;
+    else hi = mid;
+  }
   return hi;
 };
 /** A ledger row's answer: as recorded, or re-decided from its gating CIs (rows from before answers). */
@@ -112,7 +169,9 @@ function answerOf(r) {
   const answer = each.some((e) => e.answer === 'regression') ? 'regression' : each.every((e) => e.answer === 'no-regression') ? 'no-regression' : 'undecided';
   return { answer, bound: Math.max(...each.filter((e) => e.kind !== 'latency').map((e) => e.bound)), redecided: true };
 }
-console.log('\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)\tanswers (re-decided: rows before answers)\tgreen bound X (throughput, churn): median; X ≤ 5 %');
+console.log(
+  '\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)\tanswers (re-decided: rows before answers)\tgreen bound X (throughput, churn): median; X ≤ 5 %',
+);
 // One line per arm and quota (a quota arm's rows may come from several calibrations), then, for
 // the runs of this very commit, one line per arm again.
 const groups = (rows) => {
@@ -136,6 +195,7 @@ for (const [arm, rs] of [...groups(results), ...[...groups(results.filter((r) =>
   const answerText = ['regression', 'no-regression', 'undecided'].map((a) => `${a} ${by(a).length} (${by(a).filter((x) => x.redecided).length})`).join(', ');
   const green = by('no-regression').map((x) => x.bound);
   const x = green.length ? `${(100 * median(green)).toFixed(1)} %; ${green.filter((b) => b <= 0.05).length}/${green.length}` : '–';
-  console.log(`${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}\t${fails}/${rs.length} (${(100 * upper95(fails, rs.length)).toFixed(1)} %)\t${answerText}\t${x}`);
+  console.log(
+    `${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}\t${fails}/${rs.length} (${(100 * upper95(fails, rs.length)).toFixed(1)} %)\t${answerText}\t${x}`,
+  );
 }
-

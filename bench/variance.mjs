@@ -73,16 +73,35 @@ function covariates(samples, from, to) {
 
 function runOnce(arm, seed, outDir) {
   const a = ARMS[arm];
-  const cli = [join(ROOT, 'dist/cli.js'), 'run', '--scenarios', o.scenarios, ...a.args, '--repetitions', o.pairs,
-    '--baseline-file', join(tmp, 'none.json'), '--out', outDir, '--json', '--seed', String(seed), ...positionals];
+  const cli = [
+    join(ROOT, 'dist/cli.js'),
+    'run',
+    '--scenarios',
+    o.scenarios,
+    ...a.args,
+    '--repetitions',
+    o.pairs,
+    '--baseline-file',
+    join(tmp, 'none.json'),
+    '--out',
+    outDir,
+    '--json',
+    '--seed',
+    String(seed),
+    ...positionals,
+  ];
   const [cmd, args] = a.pin ? ['taskset', ['-c', a.pin, process.execPath, ...cli]] : [process.execPath, cli];
   return new Promise((resolve) => {
     const s = sampler();
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (b) => { out += b; });
-    child.stderr.on('data', (b) => { err += b; });
+    child.stdout.on('data', (b) => {
+      out += b;
+    });
+    child.stderr.on('data', (b) => {
+      err += b;
+    });
     child.on('close', (code) => {
       s.stop();
       try {
@@ -116,10 +135,12 @@ function pairsOf(r) {
       const by = (target) => new Map(r.trials.filter((t) => t.scenario === s.id && t.target === target && t.valid && t.metrics[metric] > 0).map((t) => [t.trial, t]));
       const a = by(ref);
       const c = by(r.candidate);
-      const rows = [...c.keys()].filter((k) => a.has(k)).map((k) => ({
-        d: Math.log(c.get(k).metrics[metric] / a.get(k).metrics[metric]),
-        x: c.get(k).machine ? [c.get(k).machine.steal - a.get(k).machine.steal, c.get(k).machine.iowait - a.get(k).machine.iowait] : [0, 0],
-      }));
+      const rows = [...c.keys()]
+        .filter((k) => a.has(k))
+        .map((k) => ({
+          d: Math.log(c.get(k).metrics[metric] / a.get(k).metrics[metric]),
+          x: c.get(k).machine ? [c.get(k).machine.steal - a.get(k).machine.steal, c.get(k).machine.iowait - a.get(k).machine.iowait] : [0, 0],
+        }));
       out[`${s.id} ${metric}`] = rows;
     }
   }
@@ -143,7 +164,9 @@ function cuped(rows) {
 
 const reports = {};
 if (o.from) {
-  for (const f of readdirSync(o.from).filter((f) => f.endsWith('.json')).sort()) {
+  for (const f of readdirSync(o.from)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const [arm] = f.split('-');
     (reports[arm] ??= []).push(JSON.parse(readFileSync(join(o.from, f), 'utf8')));
   }
@@ -159,23 +182,34 @@ if (o.from) {
       if (!r) continue;
       (reports[arm] ??= []).push(r);
       if (o.keep) writeFileSync(join(o.keep, `${arm}-${String(run).padStart(2, '0')}.json`), JSON.stringify({ ...r, trials: r.trials.map(({ series, histograms, ...t }) => t) }));
-      const per = Object.entries(pairsOf(r)).map(([k, rows]) => `${k.split(' ')[0]} ${(sd(rows.map((x) => x.d)) * 100).toFixed(1)}`).join(', ');
+      const per = Object.entries(pairsOf(r))
+        .map(([k, rows]) => `${k.split(' ')[0]} ${(sd(rows.map((x) => x.d)) * 100).toFixed(1)}`)
+        .join(', ');
       console.log(`${arm} #${run}: ${((Date.now() - t0) / 60000).toFixed(1)} min, pair sd % ${per}`);
     }
   }
 }
 
 console.log(`\npair sd of the log ratio per gating metric (median over runs / pooled over all pairs; after CUPED on steal or iowait, pooled)`);
-const keys = [...new Set(Object.values(reports).flat().flatMap((r) => Object.keys(pairsOf(r))))];
+const keys = [
+  ...new Set(
+    Object.values(reports)
+      .flat()
+      .flatMap((r) => Object.keys(pairsOf(r))),
+  ),
+];
 const header = ['metric', ...Object.keys(reports).map((a) => `${a} (${reports[a].length} runs)`)];
 const rows = [header];
 for (const k of keys) {
-  rows.push([k, ...Object.keys(reports).map((a) => {
-    const per = reports[a].map((r) => pairsOf(r)[k] ?? []).filter((x) => x.length > 2);
-    const pooled = per.flat();
-    if (!pooled.length) return '–';
-    return `${(median(per.map((x) => sd(x.map((y) => y.d)))) * 100).toFixed(1)} / ${(sd(pooled.map((y) => y.d)) * 100).toFixed(1)} → ${(cuped(pooled) * 100).toFixed(1)} %`;
-  })]);
+  rows.push([
+    k,
+    ...Object.keys(reports).map((a) => {
+      const per = reports[a].map((r) => pairsOf(r)[k] ?? []).filter((x) => x.length > 2);
+      const pooled = per.flat();
+      if (!pooled.length) return '–';
+      return `${(median(per.map((x) => sd(x.map((y) => y.d)))) * 100).toFixed(1)} / ${(sd(pooled.map((y) => y.d)) * 100).toFixed(1)} → ${(cuped(pooled) * 100).toFixed(1)} %`;
+    }),
+  ]);
 }
 const w = header.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((x, i) => x.padEnd(w[i])).join('  '));

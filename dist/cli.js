@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-STNL3EEZ.js";
+} from "./chunks/chunk-FIVL6RBA.js";
 import {
   GateError,
   describeContainer,
@@ -56,7 +56,7 @@ import {
   imageLabel,
   interruptible,
   sweepOrphans
-} from "./chunks/chunk-NB5XTVHK.js";
+} from "./chunks/chunk-OFCWSV3O.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts
@@ -202,7 +202,10 @@ var COMMANDS = {
   report: { options: ["json", "html"], args: 1 },
   list: { options: ["json"], args: 0 },
   cleanup: { options: ["json"], args: 0 },
-  bisect: { options: ["images", "good", "bad", "template", "range", "repo", "state", "time-limit", "attempts", "scenarios", "duration", "warmup", "looks", "repetitions", "seed", "out", "json", "html"], args: 0 },
+  bisect: {
+    options: ["images", "good", "bad", "template", "range", "repo", "state", "time-limit", "attempts", "scenarios", "duration", "warmup", "looks", "repetitions", "seed", "out", "json", "html"],
+    args: 0
+  },
   nightly: { options: [...RUN_OPTS, "baseline-image", "history-file", "revision", "template", "time-limit", "looks", "no-sequential"], args: 0 },
   steps: { options: ["min-magnitude", "p-value", "json"], args: 1 }
 };
@@ -247,7 +250,8 @@ async function targetFile(option, file, id) {
 async function cliTargets(mode, v) {
   const url = v["broker-url"] ? "--broker-url" : v["management-url"] ? "--management-url" : void 0;
   if (v.image && v.target) throw new GateError("cannot be combined with --image: both describe the broker to measure", { field: "--target" }, "keep one of them");
-  if (v["baseline-image"] && v["baseline-target"]) throw new GateError("cannot be combined with --baseline-image: both describe the reference broker", { field: "--baseline-target" }, "keep one of them");
+  if (v["baseline-image"] && v["baseline-target"])
+    throw new GateError("cannot be combined with --baseline-image: both describe the reference broker", { field: "--baseline-target" }, "keep one of them");
   for (const opt of ["image", "target"]) {
     if (v[opt] && url) throw new GateError(`starts its own broker, so it cannot be combined with ${url}`, { field: `--${opt}` }, `drop ${url}, or drop --${opt} to measure the broker at the URL`);
   }
@@ -364,7 +368,12 @@ function interruptedRun(given, mode, v) {
     );
   }
   const kind = report.mode === "refresh" ? "refresh" : "check";
-  if (kind !== mode) throw new GateError(`it is a ${kind === "refresh" ? "refresh" : "run"}`, { file, field: "--resume" }, `resume it with "rabbitmq-perf-gate ${kind === "refresh" ? "refresh" : "run"} --resume ${given}"`);
+  if (kind !== mode)
+    throw new GateError(
+      `it is a ${kind === "refresh" ? "refresh" : "run"}`,
+      { file, field: "--resume" },
+      `resume it with "rabbitmq-perf-gate ${kind === "refresh" ? "refresh" : "run"} --resume ${given}"`
+    );
   const fixed = PLAN_OPTIONS.find((o) => v[o] !== void 0);
   if (fixed) throw new GateError(`cannot be combined with --resume: the resumed run keeps the interrupted run's seed, plan and settings`, { field: `--${fixed}` }, `drop --${fixed}`);
   return { report, file, dir: dirname(file), record: report.resume };
@@ -405,53 +414,61 @@ async function runCommand(mode, v) {
       unsaved = true;
     }
   };
-  return interruptible(async (signal) => {
-    let report;
-    try {
-      report = await runPipeline({
-        scenarios: v.scenarios ?? DEFAULTS.scenarios,
-        candidate,
-        reference,
-        mode,
-        stored,
-        signal,
-        runId,
-        targetNote: note,
-        targetDiff: diff,
-        ...opts,
-        checkpoint,
-        ...prior ? { resume: { report: prior.report, file: prior.file } } : {}
-      }, ui);
-    } finally {
-      ui.stop();
-    }
-    if (report.resume) report.resume.baselineFile = baselineFile;
-    const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
-    const files = writeReportFiles(outDir, report, summary);
-    if (mode === "refresh" && !signal.aborted) {
-      if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
-      writeBaseline(baselineFile, baselineFromRun(report, stored));
-      ui.info(`baseline written to ${baselineFile}`);
-    }
-    emit(report, v, () => summary);
-    const machine = machineText(report);
-    if (machine) (report.machine?.busy ? ui.warn : ui.info)(machine);
-    ui.info(`report: ${files.json}`);
-    if (signal.aborted) {
-      const stop = report.errors.find((e) => isRunScope(e.scope))?.message ?? "Stopped early.";
-      ui.warn(`${stop} The containers were removed; the trials that ran are in ${files.json} (summary.md, report.html)${mode === "refresh" ? `; the stored baseline ${baselineFile} was left untouched` : ""}. Go on with: rabbitmq-perf-gate ${mode === "refresh" ? "refresh" : "run"} --resume ${outDir}`);
-      return interruptedBy === "SIGTERM" ? 143 : 130;
-    }
-    return report.verdict === "fail" ? 1 : 0;
-  }, {
-    reason: () => "the run was interrupted",
-    drainMs: 3e4,
-    onSignal: (sig) => {
-      interruptedBy = sig;
-      ui.warn(`${sig}: removing the containers, then writing the report of the trials that ran (${sig === "SIGINT" ? "Ctrl-C" : "a second signal"} again quits at once)`);
+  return interruptible(
+    async (signal) => {
+      let report;
+      try {
+        report = await runPipeline(
+          {
+            scenarios: v.scenarios ?? DEFAULTS.scenarios,
+            candidate,
+            reference,
+            mode,
+            stored,
+            signal,
+            runId,
+            targetNote: note,
+            targetDiff: diff,
+            ...opts,
+            checkpoint,
+            ...prior ? { resume: { report: prior.report, file: prior.file } } : {}
+          },
+          ui
+        );
+      } finally {
+        ui.stop();
+      }
+      if (report.resume) report.resume.baselineFile = baselineFile;
+      const summary = renderSummary(report, { name: "rabbitmq-perf-gate" });
+      const files = writeReportFiles(outDir, report, summary);
+      if (mode === "refresh" && !signal.aborted) {
+        if (!report.trials.some((t) => t.valid && t.target === report.candidate)) throw new GateError("no valid trials; the stored baseline was left untouched", { file: baselineFile });
+        writeBaseline(baselineFile, baselineFromRun(report, stored));
+        ui.info(`baseline written to ${baselineFile}`);
+      }
+      emit(report, v, () => summary);
+      const machine = machineText(report);
+      if (machine) (report.machine?.busy ? ui.warn : ui.info)(machine);
+      ui.info(`report: ${files.json}`);
+      if (signal.aborted) {
+        const stop = report.errors.find((e) => isRunScope(e.scope))?.message ?? "Stopped early.";
+        ui.warn(
+          `${stop} The containers were removed; the trials that ran are in ${files.json} (summary.md, report.html)${mode === "refresh" ? `; the stored baseline ${baselineFile} was left untouched` : ""}. Go on with: rabbitmq-perf-gate ${mode === "refresh" ? "refresh" : "run"} --resume ${outDir}`
+        );
+        return interruptedBy === "SIGTERM" ? 143 : 130;
+      }
+      return report.verdict === "fail" ? 1 : 0;
     },
-    onTimeout: () => process.stderr.write("error: the report of the interrupted run could not be written within 30 s; exiting without it\n")
-  });
+    {
+      reason: () => "the run was interrupted",
+      drainMs: 3e4,
+      onSignal: (sig) => {
+        interruptedBy = sig;
+        ui.warn(`${sig}: removing the containers, then writing the report of the trials that ran (${sig === "SIGINT" ? "Ctrl-C" : "a second signal"} again quits at once)`);
+      },
+      onTimeout: () => process.stderr.write("error: the report of the interrupted run could not be written within 30 s; exiting without it\n")
+    }
+  );
 }
 
 // src/cli/list.ts
@@ -482,7 +499,9 @@ function listCommand(v) {
   }
   const lines = ["Presets:"];
   for (const p of presets) {
-    lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), ` + (p.abLooks ? `~${Math.ceil(p.abSecondsFirstLook / 60)}\u2013${Math.ceil(p.abSecondsCap / 60)} min A/B (sequential, ${p.abLooks[0]}\u2013${p.abLooks.at(-1)} pairs; fixed ${p.abRepetitions} pairs ~${Math.ceil(p.abSeconds / 60)} min)` : `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs)`) + ` \u2014 ${p.description}`);
+    lines.push(
+      `  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), ` + (p.abLooks ? `~${Math.ceil(p.abSecondsFirstLook / 60)}\u2013${Math.ceil(p.abSecondsCap / 60)} min A/B (sequential, ${p.abLooks[0]}\u2013${p.abLooks.at(-1)} pairs; fixed ${p.abRepetitions} pairs ~${Math.ceil(p.abSeconds / 60)} min)` : `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs)`) + ` \u2014 ${p.description}`
+    );
   }
   lines.push("", "Scenarios (warm-up + measured seconds; \xD7N: variants over the file's axes):");
   for (const s of scenarios) {
@@ -575,35 +594,38 @@ async function bisectCommand(v) {
   const log = terminalUi({});
   let report;
   try {
-    report = await bisectSession({
-      definition: {
-        images,
-        range,
-        scenarios,
-        duration: numberOpt("duration", v.duration, 1),
-        warmup: numberOpt("warmup", v.warmup, 0),
-        looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks"),
-        repetitions: numberOpt("repetitions", v.repetitions, 1, true),
-        attempts: numberOpt("attempts", v.attempts, 1, true)
+    report = await bisectSession(
+      {
+        definition: {
+          images,
+          range,
+          scenarios,
+          duration: numberOpt("duration", v.duration, 1),
+          warmup: numberOpt("warmup", v.warmup, 0),
+          looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks"),
+          repetitions: numberOpt("repetitions", v.repetitions, 1, true),
+          attempts: numberOpt("attempts", v.attempts, 1, true)
+        },
+        stateFile,
+        timeLimitMinutes,
+        seed: numberOpt("seed", v.seed, 0, true),
+        runId: runIdFromEnv(),
+        signal: controller.signal
       },
-      stateFile,
-      timeLimitMinutes,
-      seed: numberOpt("seed", v.seed, 0, true),
-      runId: runIdFromEnv(),
-      signal: controller.signal
-    }, {
-      runAb: async (o) => {
-        const ui = terminalUi({ [o.candidate.id]: o.candidate.label, [o.reference.id]: o.reference.label });
-        try {
-          return await runPipeline(o, ui);
-        } finally {
-          ui.stop();
-        }
-      },
-      candidateFailed: (e) => candidateCouldNotStart(e),
-      log: (m) => log.info(m),
-      describe: describeError
-    });
+      {
+        runAb: async (o) => {
+          const ui = terminalUi({ [o.candidate.id]: o.candidate.label, [o.reference.id]: o.reference.label });
+          try {
+            return await runPipeline(o, ui);
+          } finally {
+            ui.stop();
+          }
+        },
+        candidateFailed: (e) => candidateCouldNotStart(e),
+        log: (m) => log.info(m),
+        describe: describeError
+      }
+    );
   } finally {
     log.stop();
     process.off("SIGINT", abort);
@@ -659,22 +681,25 @@ async function nightlyCommand(v) {
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t.id, t.label])));
   let report;
   try {
-    report = await runPipeline({
-      scenarios,
-      candidate,
-      reference,
-      mode: "check",
-      stored,
-      signal: controller.signal,
-      runId: runIdFromEnv(),
-      repetitions: numberOpt("repetitions", v.repetitions, 1, true),
-      seed: numberOpt("seed", v.seed, 0, true),
-      duration: numberOpt("duration", v.duration, 1),
-      warmup: numberOpt("warmup", v.warmup, 0),
-      timeLimitSeconds: (numberOpt("time-limit", v["time-limit"], 0) ?? DEFAULTS.timeLimitMinutes) * 60,
-      sequential: !v["no-sequential"],
-      looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks")
-    }, ui);
+    report = await runPipeline(
+      {
+        scenarios,
+        candidate,
+        reference,
+        mode: "check",
+        stored,
+        signal: controller.signal,
+        runId: runIdFromEnv(),
+        repetitions: numberOpt("repetitions", v.repetitions, 1, true),
+        seed: numberOpt("seed", v.seed, 0, true),
+        duration: numberOpt("duration", v.duration, 1),
+        warmup: numberOpt("warmup", v.warmup, 0),
+        timeLimitSeconds: (numberOpt("time-limit", v["time-limit"], 0) ?? DEFAULTS.timeLimitMinutes) * 60,
+        sequential: !v["no-sequential"],
+        looks: v.looks === void 0 ? void 0 : parseLooks(v.looks, "--looks")
+      },
+      ui
+    );
   } finally {
     ui.stop();
     process.off("SIGINT", abort);
@@ -750,7 +775,9 @@ async function main(argv) {
   if (wrong.length) return usageError(`--${wrong[0]} does not apply to "${command}"`);
   if (args.length > spec.args) return usageError(`"${command}" takes ${spec.args || "no"} file argument${spec.args === 1 ? "" : "s"}, got "${args.join('" "')}"`);
   if (args.length < spec.args) {
-    return usageError(command === "report" ? "report needs the path of a report.json" : command === "steps" ? "steps needs the path of a nightly history file" : "compare needs two files: NEW/report.json and OLD/report.json or a baseline.json");
+    return usageError(
+      command === "report" ? "report needs the path of a report.json" : command === "steps" ? "steps needs the path of a nightly history file" : "compare needs two files: NEW/report.json and OLD/report.json or a baseline.json"
+    );
   }
   try {
     switch (command) {

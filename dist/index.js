@@ -62,13 +62,13 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-STNL3EEZ.js";
+} from "./chunks/chunk-FIVL6RBA.js";
 import {
   GateError,
   describeError,
   imageLabel,
   interruptible
-} from "./chunks/chunk-NB5XTVHK.js";
+} from "./chunks/chunk-OFCWSV3O.js";
 import {
   __commonJS,
   __require,
@@ -898,7 +898,11 @@ function bisectInputs(mode) {
     commentOn: number("comment-on", 1, true)
   };
   if (mode === "bisect" && !b.images && !b.template && !b.range) {
-    throw new GateError("mode: bisect needs the images to search", { field: "bisect-images" }, "give bisect-images (oldest first: known good \u2026 known bad), or bisect-template with bisect-range GOOD..BAD");
+    throw new GateError(
+      "mode: bisect needs the images to search",
+      { field: "bisect-images" },
+      "give bisect-images (oldest first: known good \u2026 known bad), or bisect-template with bisect-range GOOD..BAD"
+    );
   }
   return b;
 }
@@ -5336,7 +5340,9 @@ async function publishReport(report, s, ctx, history, trendSection) {
     prJson = pr ? writePrInfo(dir, pr) : void 0;
   } catch (e) {
     failed = true;
-    annotate(e instanceof GateError ? new GateError(`report files: ${e.message}; the results are still in the job summary`, {}, e.fix) : new GateError(`report files could not be written to ${dir}: ${describeError(e)}; the results are still in the job summary`));
+    annotate(
+      e instanceof GateError ? new GateError(`report files: ${e.message}; the results are still in the job summary`, {}, e.fix) : new GateError(`report files could not be written to ${dir}: ${describeError(e)}; the results are still in the job summary`)
+    );
   }
   await writeJobSummary(summary2);
   annotateComparisons(report, workspace);
@@ -5362,7 +5368,10 @@ async function commentOnPullRequest(report, ctx, s, trend) {
   if (s.comment === "never") return { message: "comment: disabled (comment: never)" };
   if (!ctx.pullNumber || !ctx.owner || !ctx.repo) return { message: "comment: not a pull request, nothing to comment on" };
   if (ctx.fromFork) {
-    notice(`Pull request from a fork: its token is read-only, so no comment here. ${s.reportDir}/report.json and pr.json are ready to upload as an artifact; a workflow_run job with mode: comment posts them (docs/workflows.md).`, { title: "rabbitmq-perf-gate" });
+    notice(
+      `Pull request from a fork: its token is read-only, so no comment here. ${s.reportDir}/report.json and pr.json are ready to upload as an artifact; a workflow_run job with mode: comment posts them (docs/workflows.md).`,
+      { title: "rabbitmq-perf-gate" }
+    );
     return { message: "comment: pull request from a fork has a read-only token; post the report from a workflow_run job (mode: comment)" };
   }
   return postComment(report, { owner: ctx.owner, repo: ctx.repo, pullNumber: ctx.pullNumber, apiUrl: ctx.apiUrl, runUrl: ctx.runUrl }, s, trend);
@@ -5458,7 +5467,10 @@ async function fileOnBranch(file, s, ctx, branch) {
   }
 }
 async function pointRef(octokit, repo, branch, sha) {
-  const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => e.status === 404 ? false : Promise.reject(e));
+  const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(
+    () => true,
+    (e) => e.status === 404 ? false : Promise.reject(e)
+  );
   if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: true });
   else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
 }
@@ -5479,10 +5491,12 @@ async function putFile(octokit, repo, path, branch, content, message) {
 function prBody(report, previous, next, runUrl) {
   const before = previous?.history.at(-1)?.medians ?? {};
   const now = next.history.at(-1)?.medians ?? {};
-  const rows = report.scenarios.flatMap((s) => s.gate.filter((m) => now[s.id]?.[m] !== void 0).map((m) => {
-    const unit = metricDef(m).unit;
-    return `| ${md(s.id)} | ${md(metricDef(m).label)} | ${num(before[s.id]?.[m], unit)} | ${num(now[s.id][m], unit)} |`;
-  }));
+  const rows = report.scenarios.flatMap(
+    (s) => s.gate.filter((m) => now[s.id]?.[m] !== void 0).map((m) => {
+      const unit = metricDef(m).unit;
+      return `| ${md(s.id)} | ${md(metricDef(m).label)} | ${num(before[s.id]?.[m], unit)} | ${num(now[s.id][m], unit)} |`;
+    })
+  );
   const table = rows.length ? ["| Scenario | Metric | Previous median | New median |", "|---|---|--:|--:|", ...rows.slice(0, 300)].join("\n") : "_no gating metrics_";
   return [
     "Scheduled refresh of the stored performance baseline by rabbitmq-perf-gate.",
@@ -5511,14 +5525,24 @@ function findReports(spec, cwd) {
       try {
         isDir = statSync2(m).isDirectory();
       } catch {
-        if (!GLOB.test(item)) throw new GateError(`reports: "${item}" does not exist`, { field: "reports" }, "download the shards' artifacts first (actions/download-artifact with a pattern) and point reports at that folder");
+        if (!GLOB.test(item))
+          throw new GateError(
+            `reports: "${item}" does not exist`,
+            { field: "reports" },
+            "download the shards' artifacts first (actions/download-artifact with a pattern) and point reports at that folder"
+          );
         continue;
       }
       for (const f of isDir ? reportFilesUnder(m) : [m]) found.add(f);
     }
   }
   const files = [...found].sort((a, b) => relative3(cwd, a).localeCompare(relative3(cwd, b)));
-  if (!files.length) throw new GateError(`reports: no report.json found for "${spec.trim()}"`, { field: "reports" }, "download the shards' artifacts first and point reports at their folder or a glob like shards/*/report.json");
+  if (!files.length)
+    throw new GateError(
+      `reports: no report.json found for "${spec.trim()}"`,
+      { field: "reports" },
+      "download the shards' artifacts first and point reports at their folder or a glob like shards/*/report.json"
+    );
   return files;
 }
 
@@ -5529,19 +5553,29 @@ function mergeReports(parts, stored, note = () => {
   const first = parts[0].report;
   const owner = /* @__PURE__ */ new Map();
   for (const { file, report } of parts) {
-    if (report.candidate !== first.candidate) throw new GateError(`${file} judges target "${report.candidate}", ${parts[0].file} judges "${first.candidate}"`, { file, field: "reports" }, "merge only shards of the same gate");
+    if (report.candidate !== first.candidate)
+      throw new GateError(`${file} judges target "${report.candidate}", ${parts[0].file} judges "${first.candidate}"`, { file, field: "reports" }, "merge only shards of the same gate");
     if (report.preset !== first.preset) note(`${file} ran scenarios "${report.preset}", ${parts[0].file} ran "${first.preset}"`);
     if (report.repetitions !== first.repetitions) note(`${file} ran ${report.repetitions} repetitions, ${parts[0].file} ran ${first.repetitions}`);
     for (const s of report.scenarios) {
       const prev = owner.get(s.id);
-      if (prev) throw new GateError(`scenario "${s.id}" is in both ${prev} and ${file}`, { file, field: "reports" }, "every scenario must run in exactly one shard: give the shards 1/n \u2026 n/n once each, and merge one run's reports only");
+      if (prev)
+        throw new GateError(
+          `scenario "${s.id}" is in both ${prev} and ${file}`,
+          { file, field: "reports" },
+          "every scenario must run in exactly one shard: give the shards 1/n \u2026 n/n once each, and merge one run's reports only"
+        );
       owner.set(s.id, file);
     }
   }
   const reports = parts.map((p) => p.report);
   const scenarios = reports.flatMap((r) => r.scenarios);
   const trials = reports.flatMap((r) => r.trials);
-  const targets = [...new Map(reports.flatMap((r) => r.targets).reverse().map((t) => [t.id, t])).values()].reverse();
+  const targets = [
+    ...new Map(
+      reports.flatMap((r) => r.targets).reverse().map((t) => [t.id, t])
+    ).values()
+  ].reverse();
   const errors = parts.flatMap(({ report }, i) => report.errors.map((e) => ({ ...e, scope: `shard ${i + 1}: ${e.scope}` })));
   const candInfo = targets.find((t) => t.id === first.candidate);
   const candidate = { label: candInfo?.label ?? first.candidate, values: trialValues({ trials }, first.candidate) };
@@ -5736,7 +5770,9 @@ async function baselineForRun(s, ctx, workspace, file) {
   }
   if (head && base?.equals(head)) return storedBaseline(file);
   if (head || base) {
-    notice(`This pull request ${base ? head ? "edits" : "deletes" : "adds"} ${path}: the check compares with the base commit's version (${source.name}), so a pull request cannot move its own baseline.`);
+    notice(
+      `This pull request ${base ? head ? "edits" : "deletes" : "adds"} ${path}: the check compares with the base commit's version (${source.name}), so a pull request cannot move its own baseline.`
+    );
   }
   return storedBaseline(file, false, base ? parseBaseline(base.toString("utf8"), `${path} at ${ctx.baseSha.slice(0, 12)}`) : { status: "missing" });
 }
@@ -5749,29 +5785,32 @@ async function runMode(s, ctx, signal) {
   const mode = s.mode === "refresh" ? "refresh" : "check";
   if (s.shard) info(`Shard ${s.shard.index}/${s.shard.count}: running its balanced share of "${s.scenarios}".`);
   const targets = await chooseTargets(s, ctx, workspace);
-  const report = await runPipeline({
-    scenarios: s.scenarios,
-    candidate: targets.candidate,
-    reference: targets.reference,
-    repetitions: s.repetitions,
-    seed: s.seed,
-    shard: s.shard,
-    mode,
-    stored,
-    duration: s.duration,
-    warmup: s.warmup,
-    cwd: workspace,
-    runId,
-    signal,
-    targetNote: targets.note,
-    targetDiff: targets.diff,
-    timeLimitSeconds: s.timeLimitMinutes * 60,
-    anchor: s.anchoredBaseline,
-    sequential: s.sequential,
-    failFast: s.failFast,
-    looks: s.looks,
-    flameGraph: s.flameGraph
-  }, actionUi);
+  const report = await runPipeline(
+    {
+      scenarios: s.scenarios,
+      candidate: targets.candidate,
+      reference: targets.reference,
+      repetitions: s.repetitions,
+      seed: s.seed,
+      shard: s.shard,
+      mode,
+      stored,
+      duration: s.duration,
+      warmup: s.warmup,
+      cwd: workspace,
+      runId,
+      signal,
+      targetNote: targets.note,
+      targetDiff: targets.diff,
+      timeLimitSeconds: s.timeLimitMinutes * 60,
+      anchor: s.anchoredBaseline,
+      sequential: s.sequential,
+      failFast: s.failFast,
+      looks: s.looks,
+      flameGraph: s.flameGraph
+    },
+    actionUi
+  );
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out = {
     report,
@@ -5820,7 +5859,11 @@ async function commentMode(s, ctx) {
   const report = readReport(reportFile);
   const pr = readPrInfo(prFile);
   if (pr.name !== s.name) {
-    throw new GateError(`the report is from gate "${pr.name}" but this step posts gate "${s.name}"`, { file: prFile, field: "name" }, "give this step the same name input as the gate that wrote the report");
+    throw new GateError(
+      `the report is from gate "${pr.name}" but this step posts gate "${s.name}"`,
+      { file: prFile, field: "name" },
+      "give this step the same name input as the gate that wrote the report"
+    );
   }
   const wr = trustedRun(ctx, prFile, pr);
   if (!ctx.owner || !ctx.repo) throw new GateError("GITHUB_REPOSITORY is not set, so there is no pull request to comment on", { field: "mode" });
@@ -5877,7 +5920,9 @@ async function verifyPullRequest(token, ctx, wr, pr, prFile) {
   if (head.repo !== wr.headRepo) forgedError(prFile, `${where} comes from ${head.repo ?? "a deleted repository"}, but the run that uploaded the report built ${wr.headRepo}`);
   if (head.ref !== wr.headBranch) forgedError(prFile, `${where} is branch ${head.ref}, but the run that uploaded the report built branch ${wr.headBranch}`);
   if (head.sha === wr.headSha) return true;
-  warning(`${where} has moved on to ${head.sha.slice(0, 7)} since this report (${wr.headSha.slice(0, 7)}); not posting a stale result \u2014 the run of the new head will.`, { title: "rabbitmq-perf-gate comment" });
+  warning(`${where} has moved on to ${head.sha.slice(0, 7)} since this report (${wr.headSha.slice(0, 7)}); not posting a stale result \u2014 the run of the new head will.`, {
+    title: "rabbitmq-perf-gate comment"
+  });
   return false;
 }
 
@@ -5892,20 +5937,23 @@ async function bisectMode(s, ctx, signal) {
   const runId = newRunId();
   saveState("run-id", runId);
   const stateFile = resolve6(workspace, b.state ?? join4(s.reportDir, "bisect-state.json"));
-  const report = await bisectSession({
-    definition: { images, range, scenarios: s.scenarios, duration: s.duration, warmup: s.warmup, looks: s.looks, repetitions: s.repetitions, attempts: b.attempts },
-    stateFile,
-    timeLimitMinutes: s.timeLimitMinutes,
-    seed: s.seed,
-    runId,
-    cwd: workspace,
-    signal
-  }, {
-    runAb: (o) => group(`A/B of ${o.candidate.image} against ${o.reference.image}`, () => runPipeline(o, actionUi)),
-    candidateFailed: (e) => candidateCouldNotStart(e),
-    log: (m) => info(m),
-    describe: describeError
-  });
+  const report = await bisectSession(
+    {
+      definition: { images, range, scenarios: s.scenarios, duration: s.duration, warmup: s.warmup, looks: s.looks, repetitions: s.repetitions, attempts: b.attempts },
+      stateFile,
+      timeLimitMinutes: s.timeLimitMinutes,
+      seed: s.seed,
+      runId,
+      cwd: workspace,
+      signal
+    },
+    {
+      runAb: (o) => group(`A/B of ${o.candidate.image} against ${o.reference.image}`, () => runPipeline(o, actionUi)),
+      candidateFailed: (e) => candidateCouldNotStart(e),
+      log: (m) => info(m),
+      describe: describeError
+    }
+  );
   const markdown = renderBisectMarkdown(report, { name: s.name, runUrl: ctx.runUrl });
   let file = resolve6(workspace, s.reportDir, "bisect.json");
   try {
@@ -5924,7 +5972,10 @@ async function bisectMode(s, ctx, signal) {
   if (b.commentOn && s.comment !== "never") await commentOn(b.commentOn, markdown, s, ctx);
   const headline = bisectHeadline(report);
   if (signal.aborted) setFailed(`The bisect was cancelled after ${report.state.steps.length} steps; run it again with the same inputs and ${stateFile} kept to resume.`);
-  else if (st.state === "running") setFailed(`The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join4(s.reportDir, "bisect-state.json")} (actions/cache) and run it again to resume.`);
+  else if (st.state === "running")
+    setFailed(
+      `The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join4(s.reportDir, "bisect-state.json")} (actions/cache) and run it again to resume.`
+    );
   else if (st.state === "ambiguous") warning(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
   else notice(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
   return report;
@@ -5970,31 +6021,44 @@ async function nightlyMode(s, ctx, signal) {
       "run mode: refresh once with broker-image set to the reference image (it records that broker), or give baseline-image"
     );
   }
-  const docker = (id, img, config) => ({ id, label: img, kind: "docker", image: img, configFiles: config.map((f) => resolve7(workspace, f)), nodes: s.targets.nodes, env: {}, setup: [], network: "host" });
+  const docker = (id, img, config) => ({
+    id,
+    label: img,
+    kind: "docker",
+    image: img,
+    configFiles: config.map((f) => resolve7(workspace, f)),
+    nodes: s.targets.nodes,
+    env: {},
+    setup: [],
+    network: "host"
+  });
   const candidate = docker("candidate", image, s.targets.brokerConfig);
   const reference = baselineImage ? { ...docker("baseline", baselineImage, s.targets.baselineConfig ?? s.targets.brokerConfig), label: baselineImage === image ? `${baselineImage} (reference)` : baselineImage } : void 0;
   const runId = newRunId();
   saveState("run-id", runId);
-  const report = await runPipeline({
-    scenarios: s.scenarios,
-    candidate,
-    reference,
-    mode: "check",
-    stored,
-    repetitions: s.repetitions,
-    seed: s.seed,
-    duration: s.duration,
-    warmup: s.warmup,
-    cwd: workspace,
-    runId,
-    signal,
-    timeLimitSeconds: s.timeLimitMinutes * 60,
-    anchor: true,
-    sequential: s.sequential,
-    failFast: s.failFast,
-    looks: s.looks,
-    targetNote: `nightly: ${image} against ${baselineImage ?? "the stored baseline's broker"}`
-  }, actionUi);
+  const report = await runPipeline(
+    {
+      scenarios: s.scenarios,
+      candidate,
+      reference,
+      mode: "check",
+      stored,
+      repetitions: s.repetitions,
+      seed: s.seed,
+      duration: s.duration,
+      warmup: s.warmup,
+      cwd: workspace,
+      runId,
+      signal,
+      timeLimitSeconds: s.timeLimitMinutes * 60,
+      anchor: true,
+      sequential: s.sequential,
+      failFast: s.failFast,
+      looks: s.looks,
+      targetNote: `nightly: ${image} against ${baselineImage ?? "the stored baseline's broker"}`
+    },
+    actionUi
+  );
   const stopped = report.errors.find((e) => isRunScope(e.scope));
   let summary2;
   if (!signal.aborted && !stopped) {
@@ -6027,43 +6091,51 @@ async function nightlyMode(s, ctx, signal) {
     branch,
     what: "Nightly history",
     message: `Nightly ${s.name} performance history: ${report.createdAt.slice(0, 10)}${n ? `, ${n} new step${n === 1 ? "" : "s"}` : ""}`,
-    body: () => ["Nightly run of rabbitmq-perf-gate: tonight's image against the fixed reference broker, appended to the history.", "", nightlySection(summary2), ctx.runUrl ? `[Workflow run](${ctx.runUrl})` : ""].join("\n")
+    body: () => [
+      "Nightly run of rabbitmq-perf-gate: tonight's image against the fixed reference broker, appended to the history.",
+      "",
+      nightlySection(summary2),
+      ctx.runUrl ? `[Workflow run](${ctx.runUrl})` : ""
+    ].join("\n")
   });
   return out;
 }
 
 // src/main.ts
 async function run() {
-  await interruptible(async (signal) => {
-    try {
-      const s = readActionInputs();
-      const ctx = readRunContext();
-      if (s.mode === "bisect") {
-        await bisectMode(s, ctx, signal);
-        return;
+  await interruptible(
+    async (signal) => {
+      try {
+        const s = readActionInputs();
+        const ctx = readRunContext();
+        if (s.mode === "bisect") {
+          await bisectMode(s, ctx, signal);
+          return;
+        }
+        const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : s.mode === "nightly" ? await nightlyMode(s, ctx, signal) : await runMode(s, ctx, signal);
+        const { report } = out;
+        setOutput("verdict", report.verdict);
+        setOutput("answer", runAnswer(report));
+        setOutput("headline", headlineText(report));
+        setOutput("regressions", String(report.regressions));
+        setOutput("report", out.reportFile);
+        if (out.commentUrl) setOutput("comment-url", out.commentUrl);
+        if (out.refreshUrl) setOutput("refresh-url", out.refreshUrl);
+        if (signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+        else if (out.stoppedEarly) setFailed(out.problem ?? "The run stopped early.");
+        else {
+          if (out.problem) error(out.problem, { title: "rabbitmq-perf-gate" });
+          if (out.decides && report.verdict === "fail" && s.failOnRegression) {
+            setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
+          } else if (out.failed) process.exitCode = ExitCode.Failure;
+        }
+      } catch (err) {
+        annotate(err);
+        process.exitCode = ExitCode.Failure;
       }
-      const out = s.mode === "comment" ? await commentMode(s, ctx) : s.mode === "merge" ? await mergeMode(s, ctx) : s.mode === "nightly" ? await nightlyMode(s, ctx, signal) : await runMode(s, ctx, signal);
-      const { report } = out;
-      setOutput("verdict", report.verdict);
-      setOutput("answer", runAnswer(report));
-      setOutput("headline", headlineText(report));
-      setOutput("regressions", String(report.regressions));
-      setOutput("report", out.reportFile);
-      if (out.commentUrl) setOutput("comment-url", out.commentUrl);
-      if (out.refreshUrl) setOutput("refresh-url", out.refreshUrl);
-      if (signal.aborted) setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
-      else if (out.stoppedEarly) setFailed(out.problem ?? "The run stopped early.");
-      else {
-        if (out.problem) error(out.problem, { title: "rabbitmq-perf-gate" });
-        if (out.decides && report.verdict === "fail" && s.failOnRegression) {
-          setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
-        } else if (out.failed) process.exitCode = ExitCode.Failure;
-      }
-    } catch (err) {
-      annotate(err);
-      process.exitCode = ExitCode.Failure;
-    }
-  }, { reason: () => "the run was cancelled", drainMs: 7e3 });
+    },
+    { reason: () => "the run was cancelled", drainMs: 7e3 }
+  );
 }
 
 // src/index.ts

@@ -13,14 +13,24 @@ const cache = `${root}node_modules/.cache/gen-scenario-docs`;
 mkdirSync(cache, { recursive: true });
 const out = `${cache}/render-${process.pid}.mjs`;
 await build({
-  entryPoints: [`${root}scripts/scenario-docs.ts`], outfile: out, bundle: true, format: 'esm', platform: 'node',
-  target: 'node24', packages: 'external', logLevel: 'warning',
+  entryPoints: [`${root}scripts/scenario-docs.ts`],
+  outfile: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  packages: 'external',
+  logLevel: 'warning',
 });
 try {
   const { renderScenarioDocs } = await import(pathToFileURL(out).href);
   const text = renderScenarioDocs();
   let current = '';
-  try { current = readFileSync(target, 'utf8'); } catch { /* first run */ }
+  try {
+    current = readFileSync(target, 'utf8');
+  } catch {
+    /* first run */
+  }
   if (process.argv.includes('--check')) {
     if (current !== text) {
       console.error('docs/scenarios.md is out of date: run node scripts/gen-scenario-docs.mjs');

@@ -51,10 +51,14 @@ function remoteHasTag(remote, tag) {
 
 export function release(argv) {
   const { values, positionals } = parseArgs({
-    args: argv, allowPositionals: true, strict: true,
+    args: argv,
+    allowPositionals: true,
+    strict: true,
     options: {
-      'dry-run': { type: 'boolean' }, remote: { type: 'string', default: 'origin' },
-      'notes-file': { type: 'string' }, build: { type: 'string', default: 'npm run -s bundle' },
+      'dry-run': { type: 'boolean' },
+      remote: { type: 'string', default: 'origin' },
+      'notes-file': { type: 'string' },
+      build: { type: 'string', default: 'npm run -s bundle' },
     },
   });
   const version = positionals[0]?.replace(/^v/, '');
@@ -71,7 +75,13 @@ export function release(argv) {
     throw new ReleaseError(`package.json says ${pkg.version}, not ${version}: set "version" to ${version}, add its CHANGELOG.md section, rebuild dist/ and commit, then release`);
   }
   const dirty = dirtyFiles();
-  if (dirty.length) throw new ReleaseError(`the work tree is not clean (${dirty.slice(0, 5).map((l) => l.slice(3)).join(', ')}${dirty.length > 5 ? ', …' : ''}): commit or remove the changes, then release`);
+  if (dirty.length)
+    throw new ReleaseError(
+      `the work tree is not clean (${dirty
+        .slice(0, 5)
+        .map((l) => l.slice(3))
+        .join(', ')}${dirty.length > 5 ? ', …' : ''}): commit or remove the changes, then release`,
+    );
   const notes = existsSync('CHANGELOG.md') ? changelogSection(readFileSync('CHANGELOG.md', 'utf8'), version) : undefined;
   if (notes === undefined) throw new ReleaseError(`CHANGELOG.md has no section for ${version}: add "## [${version}] - ${new Date().toISOString().slice(0, 10)}" with the release's changes`);
   if (notes === '') throw new ReleaseError(`CHANGELOG.md's section for ${version} is empty: list the release's changes under it`);
@@ -87,7 +97,12 @@ export function release(argv) {
   if (built.status !== 0) throw new ReleaseError(`the build (${values.build}) failed with exit status ${built.status}`);
   const changed = dirtyFiles();
   if (changed.length) {
-    throw new ReleaseError(`dist/ is stale: the build changed ${changed.slice(0, 5).map((l) => l.slice(3)).join(', ')}${changed.length > 5 ? ', …' : ''}; run npm run bundle, commit dist/, then release`);
+    throw new ReleaseError(
+      `dist/ is stale: the build changed ${changed
+        .slice(0, 5)
+        .map((l) => l.slice(3))
+        .join(', ')}${changed.length > 5 ? ', …' : ''}; run npm run bundle, commit dist/, then release`,
+    );
   }
 
   if (values['dry-run']) {

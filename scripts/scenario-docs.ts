@@ -84,13 +84,20 @@ edges) or, for direct and fanout routing, messages routed minus messages consume
 catches messages an unlimited-prefetch consumer holds unacknowledged).
 `;
 
-const fmt = (v: unknown) => (typeof v === 'object' && v !== null ? Object.entries(v).map(([k, x]) => `${k}=${x}`).join(',') : String(v));
+const fmt = (v: unknown) =>
+  typeof v === 'object' && v !== null
+    ? Object.entries(v)
+        .map(([k, x]) => `${k}=${x}`)
+        .join(',')
+    : String(v);
 
 /** The workload's parameters that differ from PerfTest's defaults, as `name value` pairs. */
 export function changedParams(w: WorkloadParams): string {
   const d = perfTestDefaults(w.queue) as unknown as Record<string, unknown>;
-  return Object.entries(w).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(d[k]) || k === 'producers' || k === 'consumers')
-    .map(([k, v]) => `${k} ${fmt(v)}`).join(' · ');
+  return Object.entries(w)
+    .filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(d[k]) || k === 'producers' || k === 'consumers')
+    .map(([k, v]) => `${k} ${fmt(v)}`)
+    .join(' · ');
 }
 
 function scenarioSection(specs: ScenarioSpec[]): string[] {
@@ -126,15 +133,32 @@ export function renderScenarioDocs(): string {
     const abMin = ab.looks ? `~${min(ab.firstSeconds!)}–${min(ab.capSeconds!)} (fixed ~${min(ab.seconds)})` : `~${min(ab.seconds)}`;
     out.push(`| \`${p.name}\` | ${specs.length} | ${alone} / ${ab.pairs}${seq} | ~${min(estimateSeconds(buildPlan(specs, ['t'], alone, 1)))} / ${abMin} | ${p.scenarios.join(', ')} |`);
   }
-  out.push('', 'Estimates are warm-up + window + 0.5 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take. A sequential A/B (`looks:` in presets.yml) stops each scenario once decided: from every scenario stopping at the first look to all running to the cap (docs/statistics.md).', '', FORMAT);
+  out.push(
+    '',
+    'Estimates are warm-up + window + 0.5 s per trial (restarts: boot + queues, see `restart`); drains and imports take what they take. A sequential A/B (`looks:` in presets.yml) stops each scenario once decided: from every scenario stopping at the first look to all running to the cap (docs/statistics.md).',
+    '',
+    FORMAT,
+  );
   out.push('## Metrics', '', '| id | unit | kind | better |', '|---|---|---|---|');
   for (const m of METRICS.filter((x) => x.kind !== 'evidence')) out.push(`| \`${m.id}\` | ${m.unit} | ${m.kind} | ${m.direction} |`);
-  out.push('', '### Broker evidence', '', 'What moved inside the broker over each trial\'s window: compared like the reported-only metrics in a same-run A/B, shown next to a failing or warned gating metric, never gating (docs/evidence.md).', '',
-    '| id | unit | better | source | how it is captured |', '|---|---|---|---|---|');
+  out.push(
+    '',
+    '### Broker evidence',
+    '',
+    "What moved inside the broker over each trial's window: compared like the reported-only metrics in a same-run A/B, shown next to a failing or warned gating metric, never gating (docs/evidence.md).",
+    '',
+    '| id | unit | better | source | how it is captured |',
+    '|---|---|---|---|---|',
+  );
   for (const e of EVIDENCE) out.push(`| \`${e.id}\` | ${e.unit} | ${e.direction} | ${e.source} | ${e.capture} |`);
   out.push('', '## PerfTest flags accepted by `perf-test:`', '');
   for (const f of PERF_TEST_FLAGS) out.push(`- ${f.aliases.map((a) => `\`${a}\``).join(' ')}${f.ignored ? ' (accepted and ignored: output and multi-instance options)' : ''}`);
   out.push('', 'Anything else is an error naming the file and line.', '', '## Catalogue', '');
   for (const id of catalogueIds()) out.push(...scenarioSection(resolveScenarios(id).scenarios));
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  return (
+    out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trimEnd() + '\n'
+  );
 }

@@ -52,20 +52,34 @@ export async function main(argv: string[]): Promise<number> {
   if (wrong.length) return usageError(`--${wrong[0]} does not apply to "${command}"`);
   if (args.length > spec.args) return usageError(`"${command}" takes ${spec.args || 'no'} file argument${spec.args === 1 ? '' : 's'}, got "${args.join('" "')}"`);
   if (args.length < spec.args) {
-    return usageError(command === 'report' ? 'report needs the path of a report.json' : command === 'steps' ? 'steps needs the path of a nightly history file'
-      : 'compare needs two files: NEW/report.json and OLD/report.json or a baseline.json');
+    return usageError(
+      command === 'report'
+        ? 'report needs the path of a report.json'
+        : command === 'steps'
+          ? 'steps needs the path of a nightly history file'
+          : 'compare needs two files: NEW/report.json and OLD/report.json or a baseline.json',
+    );
   }
   try {
     switch (command) {
-      case 'run': return await runCommand('check', values);
-      case 'refresh': return await runCommand('refresh', values);
-      case 'list': return listCommand(values);
-      case 'cleanup': return await cleanupCommand(values);
-      case 'report': return reportCommand(args[0], values);
-      case 'bisect': return await bisectCommand(values);
-      case 'nightly': return await nightlyCommand(values);
-      case 'steps': return stepsCommand(args[0], values);
-      default: return compareCommand(args, values);
+      case 'run':
+        return await runCommand('check', values);
+      case 'refresh':
+        return await runCommand('refresh', values);
+      case 'list':
+        return listCommand(values);
+      case 'cleanup':
+        return await cleanupCommand(values);
+      case 'report':
+        return reportCommand(args[0], values);
+      case 'bisect':
+        return await bisectCommand(values);
+      case 'nightly':
+        return await nightlyCommand(values);
+      case 'steps':
+        return stepsCommand(args[0], values);
+      default:
+        return compareCommand(args, values);
     }
   } catch (e) {
     process.stderr.write(`error: ${describeError(e)}\n`);

@@ -16,37 +16,38 @@ import { headlineText, runAnswer } from './report/format';
 export async function run(): Promise<void> {
   // On a cancel (SIGINT, then SIGTERM 7.5 s later), the containers go first and the partial
   // report is written within 7 s (src/broker/cleanup.ts: interruptible).
-  await interruptible(async (signal) => {
-    try {
-      const s = readActionInputs();
-      const ctx = readRunContext();
-      if (s.mode === 'bisect') {
-        await bisectMode(s, ctx, signal); // sets its own outputs and status
-        return;
+  await interruptible(
+    async (signal) => {
+      try {
+        const s = readActionInputs();
+        const ctx = readRunContext();
+        if (s.mode === 'bisect') {
+          await bisectMode(s, ctx, signal); // sets its own outputs and status
+          return;
+        }
+        const out: Outcome =
+          s.mode === 'comment' ? await commentMode(s, ctx) : s.mode === 'merge' ? await mergeMode(s, ctx) : s.mode === 'nightly' ? await nightlyMode(s, ctx, signal) : await runMode(s, ctx, signal);
+        const { report } = out;
+        core.setOutput('verdict', report.verdict);
+        core.setOutput('answer', runAnswer(report));
+        core.setOutput('headline', headlineText(report));
+        core.setOutput('regressions', String(report.regressions));
+        core.setOutput('report', out.reportFile);
+        if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);
+        if (out.refreshUrl) core.setOutput('refresh-url', out.refreshUrl);
+        if (signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
+        else if (out.stoppedEarly) core.setFailed(out.problem ?? 'The run stopped early.');
+        else {
+          if (out.problem) core.error(out.problem, { title: 'rabbitmq-perf-gate' });
+          if (out.decides && report.verdict === 'fail' && s.failOnRegression) {
+            core.setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
+          } else if (out.failed) process.exitCode = core.ExitCode.Failure; // already annotated
+        }
+      } catch (err) {
+        annotate(err);
+        process.exitCode = core.ExitCode.Failure;
       }
-      const out: Outcome = s.mode === 'comment' ? await commentMode(s, ctx)
-        : s.mode === 'merge' ? await mergeMode(s, ctx)
-        : s.mode === 'nightly' ? await nightlyMode(s, ctx, signal)
-        : await runMode(s, ctx, signal);
-      const { report } = out;
-      core.setOutput('verdict', report.verdict);
-      core.setOutput('answer', runAnswer(report));
-      core.setOutput('headline', headlineText(report));
-      core.setOutput('regressions', String(report.regressions));
-      core.setOutput('report', out.reportFile);
-      if (out.commentUrl) core.setOutput('comment-url', out.commentUrl);
-      if (out.refreshUrl) core.setOutput('refresh-url', out.refreshUrl);
-      if (signal.aborted) core.setFailed(`The run was cancelled; the partial results (${report.trials.length} trials) are in the report.`);
-      else if (out.stoppedEarly) core.setFailed(out.problem ?? 'The run stopped early.');
-      else {
-        if (out.problem) core.error(out.problem, { title: 'rabbitmq-perf-gate' });
-        if (out.decides && report.verdict === 'fail' && s.failOnRegression) {
-          core.setFailed(`${report.regressions} performance regression(s) beyond tolerance (see the job summary).`);
-        } else if (out.failed) process.exitCode = core.ExitCode.Failure; // already annotated
-      }
-    } catch (err) {
-      annotate(err);
-      process.exitCode = core.ExitCode.Failure;
-    }
-  }, { reason: () => 'the run was cancelled', drainMs: 7_000 });
+    },
+    { reason: () => 'the run was cancelled', drainMs: 7_000 },
+  );
 }

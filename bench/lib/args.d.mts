@@ -11,6 +11,24 @@ export declare function optional(kind?: 'string'): { kind: 'optional-string' };
 export declare function brokerOptions(broker?: string): { broker: string; image: string; url: string; management: string };
 export declare function headerOf(file: string): string;
 type Spec = Record<string, number | string | boolean | string[] | ListSpec | NumberListSpec | OptionalSpec>;
-type Value<D> = D extends number ? number : D extends boolean ? boolean : D extends string[] ? string[] : D extends string ? string
-  : D extends NumberListSpec ? number[] : D extends ListSpec ? string[] : D extends OptionalNumberSpec ? number | undefined : D extends { kind: 'optional-string' } ? string | undefined : never;
-export declare function benchArgs<S extends Spec>(spec: S, opts?: { argv?: string[]; script?: string; help?: string; positionals?: boolean }): { values: { [K in keyof S]: Value<S[K]> }; positionals: string[] };
+type Value<D> = D extends number
+  ? number
+  : D extends boolean
+    ? boolean
+    : D extends string[]
+      ? string[]
+      : D extends string
+        ? string
+        : D extends NumberListSpec
+          ? number[]
+          : D extends ListSpec
+            ? string[]
+            : D extends OptionalNumberSpec
+              ? number | undefined
+              : D extends { kind: 'optional-string' }
+                ? string | undefined
+                : never;
+export declare function benchArgs<S extends Spec>(
+  spec: S,
+  opts?: { argv?: string[]; script?: string; help?: string; positionals?: boolean },
+): { values: { [K in keyof S]: Value<S[K]> }; positionals: string[] };

@@ -87,7 +87,10 @@ export function benchArgs(spec, { argv = process.argv.slice(2), script = basenam
     const v = parsed.values[name];
     if (typeof d === 'number') values[name] = number(name, v);
     else if (d && typeof d === 'object' && d.kind === 'list') {
-      const items = (v ?? (Array.isArray(d.fallback) ? d.fallback.join(',') : String(d.fallback ?? ''))).split(',').map((s) => s.trim()).filter(Boolean);
+      const items = (v ?? (Array.isArray(d.fallback) ? d.fallback.join(',') : String(d.fallback ?? '')))
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       values[name] = d.numbers ? items.map((s) => number(name, s)) : items;
     } else if (d && typeof d === 'object' && d.kind === 'optional-number') values[name] = v === undefined ? undefined : number(name, v);
     else values[name] = v;

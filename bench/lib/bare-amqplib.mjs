@@ -14,22 +14,46 @@ const setup = await pc.createChannel();
 await setup.assertQueue('bare', { durable: true, autoDelete: false, arguments: { 'x-max-length': 5_000_000 } });
 const pub = await pc.createConfirmChannel();
 const sub = await cc.createChannel();
-let published = 0, consumed = 0, outstanding = 0, waiting = false;
+let published = 0,
+  consumed = 0,
+  outstanding = 0,
+  waiting = false;
 const body = Buffer.alloc(size, 0x2e);
-await sub.consume('bare', (m) => { consumed++; sub.ack(m); });
-const onConfirm = () => { outstanding--; if (waiting) { waiting = false; setImmediate(pump); } };
+await sub.consume('bare', (m) => {
+  consumed++;
+  sub.ack(m);
+});
+const onConfirm = () => {
+  outstanding--;
+  if (waiting) {
+    waiting = false;
+    setImmediate(pump);
+  }
+};
 function pump() {
   for (let i = 0; i < 200; i++) {
-    if (outstanding >= window) { waiting = true; return; }
-    outstanding++; published++;
+    if (outstanding >= window) {
+      waiting = true;
+      return;
+    }
+    outstanding++;
+    published++;
     body.writeDoubleBE(performance.now(), 4);
-    if (!pub.publish('', 'bare', body, { persistent: true }, onConfirm)) { waiting = true; pub.once('drain', () => { waiting = false; pump(); }); return; }
+    if (!pub.publish('', 'bare', body, { persistent: true }, onConfirm)) {
+      waiting = true;
+      pub.once('drain', () => {
+        waiting = false;
+        pump();
+      });
+      return;
+    }
   }
   setImmediate(pump);
 }
 pump();
 await new Promise((r) => setTimeout(r, warm * 1000));
-const p0 = published, c0 = consumed;
+const p0 = published,
+  c0 = consumed;
 out({ event: 'window', phase: 'start' });
 await new Promise((r) => setTimeout(r, secs * 1000));
 out({ event: 'window', phase: 'end' });

@@ -21,7 +21,7 @@ export function clopperPearson(k: number, total: number): [number, number] {
     }
     return (lo + hi) / 2;
   };
-  const low = k === 0 ? 0 : solve((p) => 1 - cdf(p, k - 1) < 0.025 ? 1 : -1);
-  const high = k === total ? 1 : solve((p) => cdf(p, k) > 0.025 ? 1 : -1);
+  const low = k === 0 ? 0 : solve((p) => (1 - cdf(p, k - 1) < 0.025 ? 1 : -1));
+  const high = k === total ? 1 : solve((p) => (cdf(p, k) > 0.025 ? 1 : -1));
   return [low, high];
 }

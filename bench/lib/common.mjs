@@ -163,6 +163,11 @@ export function run(cmd, args, { onLine, onErrLine, env, timeoutMs } = {}) {
   lines(child.stdout, onLine);
   lines(child.stderr, onErrLine);
   const timer = timeoutMs ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : undefined;
-  const done = new Promise((res) => child.on('close', (code, signal) => { clearTimeout(timer); res(code ?? signal); }));
+  const done = new Promise((res) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      res(code ?? signal);
+    }),
+  );
   return { child, done };
 }

@@ -5,8 +5,19 @@
 import { startDocker } from '../../src/broker/docker';
 
 export async function start(image = 'rabbitmq-perf-gate/rabbitmq:3.10.8', env: Record<string, string> = {}, configFiles: string[] = []) {
-  const h = await startDocker({
-    id: 'bench', label: 'bench broker', kind: 'docker', image, configFiles, nodes: 1, env, setup: [], network: 'host',
-  }, { log: (l) => process.stderr.write(`  [broker] ${l}\n`) });
+  const h = await startDocker(
+    {
+      id: 'bench',
+      label: 'bench broker',
+      kind: 'docker',
+      image,
+      configFiles,
+      nodes: 1,
+      env,
+      setup: [],
+      network: 'host',
+    },
+    { log: (l) => process.stderr.write(`  [broker] ${l}\n`) },
+  );
   return { amqpUrl: h.amqpUrl, managementUrl: h.managementUrl, container: h.containers[0], version: h.info.rabbitmqVersion, stop: () => h.stop() };
 }

@@ -25,9 +25,17 @@ const { values } = parseArgs({
 const w = perfTestDefaults(values.id ?? 'bench');
 applyPerfTestArgs(w, flags, { file: 'bench' });
 const spec: ScenarioSpec = {
-  id: values.id ?? 'bench', kind: 'messaging', description: 'bench', origin: { source: 'bench', command: flags },
-  workload: w, warmupSeconds: Number(values.warmup ?? 3), durationSeconds: Number(values.seconds ?? 10),
-  gate: [], tolerances: {}, file: 'bench', lines: {},
+  id: values.id ?? 'bench',
+  kind: 'messaging',
+  description: 'bench',
+  origin: { source: 'bench', command: flags },
+  workload: w,
+  warmupSeconds: Number(values.warmup ?? 3),
+  durationSeconds: Number(values.seconds ?? 10),
+  gate: [],
+  tolerances: {},
+  file: 'bench',
+  lines: {},
 };
 
 // process.stdout is created lazily (and costs ~100 ms of CPU the first time): create it now,

@@ -21,7 +21,13 @@ export function powerPlan(scenarios: ScenarioSpec[], ref: string, aa: string, ar
     for (const scenario of shuffled(scenarios, random)) {
       const sides = shuffled(arms, random);
       const slowed = [sides[0], ref, ...sides.slice(1)].map((t) => [t, t]);
-      const twin = shuffled([[ref, 'A0'], [aa, aa]], random);
+      const twin = shuffled(
+        [
+          [ref, 'A0'],
+          [aa, aa],
+        ],
+        random,
+      );
       for (const block of shuffled([slowed, twin], random)) {
         for (const [target, slot] of block) plan.push({ scenario, target, slot, trial: round, order: plan.length });
       }

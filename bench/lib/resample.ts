@@ -15,8 +15,19 @@ import { rng } from '../../src/plan/plan';
 import type { ScenarioSpec } from '../../src/schema/types';
 
 type Values = Record<string, Record<string, Record<string, number[]>>>;
-interface Arm { id: string; label: string; ref: string }
-interface Input { scenarios: ScenarioSpec[]; values: Values; arms: Arm[]; k: number; ns: number[]; seed: number }
+interface Arm {
+  id: string;
+  label: string;
+  ref: string;
+}
+interface Input {
+  scenarios: ScenarioSpec[];
+  values: Values;
+  arms: Arm[];
+  k: number;
+  ns: number[];
+  seed: number;
+}
 
 /** n distinct indices out of 0 … total − 1. */
 function draw(total: number, n: number, random: () => number): number[] {
@@ -37,7 +48,10 @@ function medianRatio(inp: Input, arm: Arm, s: ScenarioSpec, m: string): number {
 }
 function computeMedianRatio(inp: Input, arm: Arm, s: ScenarioSpec, m: string): number {
   const a = inp.values[arm.ref][s.id][m];
-  const d = inp.values[arm.id][s.id][m].map((v, i) => Math.log(v / a[i])).filter(Number.isFinite).sort((x, y) => x - y);
+  const d = inp.values[arm.id][s.id][m]
+    .map((v, i) => Math.log(v / a[i]))
+    .filter(Number.isFinite)
+    .sort((x, y) => x - y);
   return d.length ? Math.exp((d[(d.length - 1) >> 1] + d[d.length >> 1]) / 2) : 1;
 }
 
@@ -54,10 +68,12 @@ function gate(inp: Input, arm: Arm, rounds: number[], centre = false, shift = 0,
   const specs: ScenarioSpec[] = [];
   inp.scenarios.forEach((s, i) => {
     specs.push(s);
-    cand[s.id] = Object.fromEntries(s.gate.map((m, j) => {
-      const worse = i === 0 && j === 0 ? (metricDef(m).direction === 'higher' ? 1 - shift : 1 + shift) : 1;
-      return [m, pick(arm.id, s, m, rounds).map((v) => v * worse)];
-    }));
+    cand[s.id] = Object.fromEntries(
+      s.gate.map((m, j) => {
+        const worse = i === 0 && j === 0 ? (metricDef(m).direction === 'higher' ? 1 - shift : 1 + shift) : 1;
+        return [m, pick(arm.id, s, m, rounds).map((v) => v * worse)];
+      }),
+    );
     ref[s.id] = Object.fromEntries(s.gate.map((m) => [m, pick(arm.ref, s, m, rounds)]));
   });
   extraRounds.forEach((rs, j) => {
@@ -100,12 +116,19 @@ export function printResampled(inp: Input): void {
   if (!aa) return;
   const m = inp.scenarios.reduce((k, s) => k + s.gate.length, 0);
   const fa = ns.map((n) => pct(rate(inp, aa, n, rng(inp.seed), true, 0, Math.max(m, 5))));
-  console.log(`\nSmallest slowdown of ${inp.scenarios[0].id} failed in 80 % / 95 % of gate runs (centred A/A pairs shifted; Holm m = ${m}, and m = 5 as in pr; centred A/A fails at m = 5: ${fa.join(', ')}):`);
+  console.log(
+    `\nSmallest slowdown of ${inp.scenarios[0].id} failed in 80 % / 95 % of gate runs (centred A/A pairs shifted; Holm m = ${m}, and m = 5 as in pr; centred A/A fails at m = 5: ${fa.join(', ')}):`,
+  );
   console.log(['Holm m', ...ns.map((n) => `n = ${n}`)].join('\t'));
   for (const holmM of [...new Set([m, Math.max(m, 5)])]) {
-    console.log([String(holmM), ...ns.map((n) => {
-      const [a, b] = [smallest(inp, aa, n, 0.8, holmM), smallest(inp, aa, n, 0.95, holmM)];
-      return `${a ?? '>30'} / ${b ?? '>30'} %`;
-    })].join('\t'));
+    console.log(
+      [
+        String(holmM),
+        ...ns.map((n) => {
+          const [a, b] = [smallest(inp, aa, n, 0.8, holmM), smallest(inp, aa, n, 0.95, holmM)];
+          return `${a ?? '>30'} / ${b ?? '>30'} %`;
+        }),
+      ].join('\t'),
+    );
   }
 }

@@ -72,9 +72,12 @@ export async function anchoredReference(stored: Baseline, probe: AnchorProbe = d
   const a = stored.anchor;
   const fallback = (why: string, degraded = true): AnchorChoice => ({ note: `${why}: compared with the baseline's stored trials`, degraded });
   if (!a) {
-    return fallback(stored.target.kind === 'url'
-      ? 'the stored baseline was measured on a broker attached by URL, which this tool cannot start again'
-      : 'the stored baseline records no broker to start again (written by an older version; refresh it to anchor it)', false);
+    return fallback(
+      stored.target.kind === 'url'
+        ? 'the stored baseline was measured on a broker attached by URL, which this tool cannot start again'
+        : 'the stored baseline records no broker to start again (written by an older version; refresh it to anchor it)',
+      false,
+    );
   }
   try {
     await probe.dockerAvailable();
@@ -88,8 +91,9 @@ export async function anchoredReference(stored: Baseline, probe: AnchorProbe = d
   }
   return {
     reference: anchorSpec(a, ref),
-    note: `the stored baseline's broker (${a.image}, image ${short(a.imageId)}, refreshed ${stored.createdAt.slice(0, 10)}) was started again next to the candidate: `
-      + 'a same-run A/B decides; the stored trials are shown beside it, not deciding',
+    note:
+      `the stored baseline's broker (${a.image}, image ${short(a.imageId)}, refreshed ${stored.createdAt.slice(0, 10)}) was started again next to the candidate: ` +
+      'a same-run A/B decides; the stored trials are shown beside it, not deciding',
   };
 }
 

@@ -44,7 +44,10 @@ async function bootOne(spec: TargetSpec, opts: Omit<DockerProviderOptions, 'log'
     b.handle = await startTarget(spec, {
       ...opts,
       log: (text) => b.startLines.push({ warn: false, text }),
-      warn: (text) => { b.startLines.push({ warn: true, text }); b.configWarnings.push(text.replace(`${spec.label}: `, '')); },
+      warn: (text) => {
+        b.startLines.push({ warn: true, text });
+        b.configWarnings.push(text.replace(`${spec.label}: `, ''));
+      },
     });
   } catch (error) {
     b.error = error;
@@ -66,14 +69,18 @@ async function readBack(b: Booted, h: BrokerHandle): Promise<void> {
   const source = vhostOfUrl(h.amqpUrl);
   const mgmt = new ManagementClient(h.managementUrl);
   const inherited = await readVhostConfig(mgmt, source).catch((e: unknown) => {
-    warn(`${spec.label}: could not read the policies, limits and permissions of vhost ${source} (${describeError(e)}); trials will not inherit them. Give the management user the policymaker or administrator tag.`);
+    warn(
+      `${spec.label}: could not read the policies, limits and permissions of vhost ${source} (${describeError(e)}); trials will not inherit them. Give the management user the policymaker or administrator tag.`,
+    );
   });
   if (inherited && !isEmptyVhostConfig(inherited)) info(`${spec.label}: ${describeVhostConfig(inherited)}`);
   b.inherited = inherited ?? undefined;
-  const runtime = h.nodeRuntime ? await h.nodeRuntime().catch((e: unknown) => {
-    warn(`${spec.label}: could not read the node's runtime settings (${describeError(e)}); the report shows what the management API says`);
-    return undefined;
-  }) : undefined;
+  const runtime = h.nodeRuntime
+    ? await h.nodeRuntime().catch((e: unknown) => {
+        warn(`${spec.label}: could not read the node's runtime settings (${describeError(e)}); the report shows what the management API says`);
+        return undefined;
+      })
+    : undefined;
   h.info.effective = await readEffective(mgmt, h.info, b.inherited, runtime);
   const vm = h.info.effective.vm;
   if (vm) info(`${spec.label}: Erlang VM read back: ${vmSummary(vm)}`);

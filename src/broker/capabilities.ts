@@ -10,7 +10,10 @@ import { PROTOCOL_PLUGIN } from './endpoints';
 export type Capable = Pick<BrokerHandle, 'info' | 'restartNode'>;
 
 /** Why some targets cannot run a scenario: the reason (naming them) and the fix, or undefined. */
-export interface Unmet { why: string; fix: string }
+export interface Unmet {
+  why: string;
+  fix: string;
+}
 
 /** "3.10.8" ≥ "3.13"? Pre-release and build suffixes are ignored; an unknown version passes. */
 export function versionAtLeast(version: string, min: string): boolean {
@@ -44,13 +47,15 @@ export function unmetNeed(spec: ScenarioSpec, handles: Capable[]): Unmet | undef
     const container = spec.restart.method === 'container';
     const unable = handles.filter((h) => typeof h.restartNode?.[spec.restart.method] !== 'function');
     if (!unable.length) return undefined;
-    return container ? {
-      why: `restarts the broker node's container, which needs a single-node docker target started by this tool; ${who(unable, (i) => (i.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'))} cannot be restarted`,
-      fix: 'Run it on a single-node docker target (image:, nodes: 1); on a cluster, start_app_classic_queues (restart.method: app) restarts node 1\'s application instead.',
-    } : {
-      why: `restarts node 1's RabbitMQ application, which needs a docker target started by this tool; ${who(unable, () => 'an existing broker, attached by URL')} cannot be restarted`,
-      fix: 'Run it on a docker target (image:).',
-    };
+    return container
+      ? {
+          why: `restarts the broker node's container, which needs a single-node docker target started by this tool; ${who(unable, (i) => (i.kind === 'url' ? 'an existing broker, attached by URL' : 'a cluster'))} cannot be restarted`,
+          fix: "Run it on a single-node docker target (image:, nodes: 1); on a cluster, start_app_classic_queues (restart.method: app) restarts node 1's application instead.",
+        }
+      : {
+          why: `restarts node 1's RabbitMQ application, which needs a docker target started by this tool; ${who(unable, () => 'an existing broker, attached by URL')} cannot be restarted`,
+          fix: 'Run it on a docker target (image:).',
+        };
   }
   if (spec.kind !== 'protocol') return undefined;
   const min = minVersion(spec);

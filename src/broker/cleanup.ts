@@ -37,8 +37,10 @@ export function drainBeforeSignalExit(done: Promise<unknown>, ms = 7_000, onTime
  * writes what ran and resolves, and the process exits 130 (SIGINT) or 143 (SIGTERM) — or after
  * `drainMs` if the writing takes longer (`onTimeout` says so). A second signal exits at once.
  */
-export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>,
-  o: { reason: (signal: NodeJS.Signals) => string; drainMs: number; onSignal?: (signal: NodeJS.Signals) => void; onTimeout?: () => void }): Promise<T> {
+export async function interruptible<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  o: { reason: (signal: NodeJS.Signals) => string; drainMs: number; onSignal?: (signal: NodeJS.Signals) => void; onTimeout?: () => void },
+): Promise<T> {
   installCleanupHandlers();
   const controller = new AbortController();
   const abort = (sig: NodeJS.Signals) => {
@@ -72,8 +74,13 @@ export function defaultRunId(env: NodeJS.ProcessEnv = process.env): string {
  *  owned by this process on this host. */
 export function labelArgs(runId: string): string[] {
   const me = selfOwner();
-  return ['--label', `${LABEL}=1`, '--label', `${RUN_LABEL}=${runId}`,
-    ...Object.entries(OWNER_LABELS).flatMap(([k, label]) => (me[k as keyof Owner] ? ['--label', `${label}=${me[k as keyof Owner]}`] : []))];
+  return [
+    '--label',
+    `${LABEL}=1`,
+    '--label',
+    `${RUN_LABEL}=${runId}`,
+    ...Object.entries(OWNER_LABELS).flatMap(([k, label]) => (me[k as keyof Owner] ? ['--label', `${label}=${me[k as keyof Owner]}`] : [])),
+  ];
 }
 
 /** Who started a container: host name, pid, and where /proc tells them, the pid's start time and the boot id. */
@@ -95,7 +102,10 @@ function readText(file: string): string | undefined {
 /** A process's state letter and start time (clock ticks after boot) from /proc/<pid>/stat. */
 function procStat(pid: string | number, proc: string): { state: string; start: string } | undefined {
   const text = readText(`${proc}/${pid}/stat`);
-  const f = text?.slice(text.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const f = text
+    ?.slice(text.lastIndexOf(')') + 2)
+    .trim()
+    .split(/\s+/);
   return f && f.length > 19 ? { state: f[0], start: f[19] } : undefined;
 }
 
@@ -145,11 +155,14 @@ export interface LabelledContainer {
 export async function labelledContainers(): Promise<LabelledContainer[]> {
   const fields = ['{{.ID}}', '{{.Names}}', '{{.State}}', '{{.CreatedAt}}', `{{.Label "${RUN_LABEL}"}}`, ...Object.values(OWNER_LABELS).map((l) => `{{.Label "${l}"}}`)];
   const r = await docker(['ps', '-a', '--no-trunc', '--filter', `label=${LABEL}=1`, '--format', fields.join('\t')], { timeoutMs: 30_000 });
-  return r.stdout.split('\n').filter((l) => l.trim()).map((l) => {
-    const [id, name, state, created, runId, host, pid, start, boot] = l.split('\t');
-    const owner = Object.fromEntries(Object.entries({ host, pid, start, boot }).filter(([, v]) => v && v !== '<no value>'));
-    return { id, name, state, created, ...(runId && runId !== '<no value>' ? { runId } : {}), owner };
-  });
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [id, name, state, created, runId, host, pid, start, boot] = l.split('\t');
+      const owner = Object.fromEntries(Object.entries({ host, pid, start, boot }).filter(([, v]) => v && v !== '<no value>'));
+      return { id, name, state, created, ...(runId && runId !== '<no value>' ? { runId } : {}), owner };
+    });
 }
 
 /** One line for a container in a log: its name, run, owner and state. */
@@ -221,7 +234,15 @@ async function onSignal(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
   }
   if (drain) {
     let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([drain.done.then(() => true, () => true), new Promise<boolean>((r) => { timer = setTimeout(() => r(false), drain!.ms); })]);
+    const finished = await Promise.race([
+      drain.done.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(false), drain!.ms);
+      }),
+    ]);
     clearTimeout(timer);
     if (!finished) drain.onTimeout?.();
   }

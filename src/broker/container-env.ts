@@ -78,7 +78,10 @@ export function parseEnvConf(text: string): { values: Record<string, string>; un
 
 /** An args value without its `-setcookie X` (the gate's cookie must be the only one). */
 export function stripCookie(args: string): { rest: string; dropped: boolean } {
-  const rest = args.replace(/(^|\s)-setcookie\s+\S+/g, ' ').replace(/\s+/g, ' ').trim();
+  const rest = args
+    .replace(/(^|\s)-setcookie\s+\S+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return { rest, dropped: rest !== args.replace(/\s+/g, ' ').trim() };
 }
 
@@ -118,10 +121,8 @@ export function composeEnv(image: ImageDeclarations, target: Record<string, stri
   const pass: Record<string, string> = {};
   const declared = new Map<string, DeclaredEnv>();
   const warnings: string[] = [];
-  const imagePart = (name: string): DeclaredPart | undefined =>
-    (image.env[name] !== undefined ? { value: maskValue(name, image.env[name]), from: 'image', where: 'ENV' } : undefined);
-  const declare = (name: string, parts: DeclaredPart[], replaced?: DeclaredPart) =>
-    declared.set(name, { name, parts, ...(replaced ? { replaced: [replaced] } : {}) });
+  const imagePart = (name: string): DeclaredPart | undefined => (image.env[name] !== undefined ? { value: maskValue(name, image.env[name]), from: 'image', where: 'ENV' } : undefined);
+  const declare = (name: string, parts: DeclaredPart[], replaced?: DeclaredPart) => declared.set(name, { name, parts, ...(replaced ? { replaced: [replaced] } : {}) });
 
   for (const [name, value] of Object.entries(target)) {
     pass[name] = value;
@@ -131,17 +132,22 @@ export function composeEnv(image: ImageDeclarations, target: Record<string, stri
   for (const name of ERL_ARGS_VARS) {
     const short = name.replace(/^RABBITMQ_/, '');
     if (image.envConf?.[name] !== undefined || image.envConfUnevaluated?.includes(name)) {
-      throw new GateError(`the image's rabbitmq-env.conf sets ${name}, which overrides the environment the gate starts the node with (its cookie could not reach the node)`,
-        { field: 'image' }, `set ${short} (without the RABBITMQ_ prefix) in rabbitmq-env.conf, or ${name} with ENV in the Dockerfile`);
+      throw new GateError(
+        `the image's rabbitmq-env.conf sets ${name}, which overrides the environment the gate starts the node with (its cookie could not reach the node)`,
+        { field: 'image' },
+        `set ${short} (without the RABBITMQ_ prefix) in rabbitmq-env.conf, or ${name} with ENV in the Dockerfile`,
+      );
     }
-    const fromImage: DeclaredPart | undefined = imagePart(name)
-      ?? (image.envConf?.[short] !== undefined ? { value: maskValue(name, image.envConf[short]), from: 'image', where: 'rabbitmq-env.conf' } : undefined);
+    const fromImage: DeclaredPart | undefined =
+      imagePart(name) ?? (image.envConf?.[short] !== undefined ? { value: maskValue(name, image.envConf[short]), from: 'image', where: 'rabbitmq-env.conf' } : undefined);
     const imageValue = image.env[name] ?? image.envConf?.[short];
     const own = target[name] !== undefined;
     if (!own && image.env[name] === undefined && image.envConfUnevaluated?.includes(short)) {
-      warnings.push(`the image's rabbitmq-env.conf sets ${short} with a shell expansion the gate cannot evaluate, so it is not in effect (the node gets ${name} from the gate); set ${name} with ENV in the Dockerfile instead`);
+      warnings.push(
+        `the image's rabbitmq-env.conf sets ${short} with a shell expansion the gate cannot evaluate, so it is not in effect (the node gets ${name} from the gate); set ${name} with ENV in the Dockerfile instead`,
+      );
     }
-    const base = own ? target[name] : imageValue ?? '';
+    const base = own ? target[name] : (imageValue ?? '');
     const { rest, dropped } = stripCookie(base);
     if (dropped) {
       warnings.push(`${name}: the ${own ? 'target file' : 'image'}'s -setcookie is dropped: the gate sets its own cookie, which every node and rabbitmqctl must share`);
@@ -149,14 +155,16 @@ export function composeEnv(image: ImageDeclarations, target: Record<string, stri
     const gateParts = [`-setcookie ${gate.cookie}`, ...(gate.profile && name === 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS' ? ['+JPperf true'] : [])];
     pass[name] = [rest, ...gateParts].filter(Boolean).join(' ');
     const parts: DeclaredPart[] = [
-      ...(rest || own ? [{ value: maskValue(name, rest), from: own ? 'target' as const : 'image' as const, ...(own ? {} : { where: fromImage?.where }) }] : []),
+      ...(rest || own ? [{ value: maskValue(name, rest), from: own ? ('target' as const) : ('image' as const), ...(own ? {} : { where: fromImage?.where }) }] : []),
       ...gateParts.map((v) => ({ value: maskValue(name, v), from: 'gate' as const })),
     ];
     declare(name, parts, own && fromImage && imageValue !== target[name] ? fromImage : undefined);
   }
   if (gate.node) {
     const values: Record<(typeof NODE_VARS)[number], string> = {
-      RABBITMQ_NODENAME: gate.node.name, ERL_EPMD_PORT: String(gate.node.epmdPort), RABBITMQ_DIST_PORT: String(gate.node.distPort),
+      RABBITMQ_NODENAME: gate.node.name,
+      ERL_EPMD_PORT: String(gate.node.epmdPort),
+      RABBITMQ_DIST_PORT: String(gate.node.distPort),
     };
     for (const name of NODE_VARS) {
       const before = inEffect(name, image.env, target);
@@ -171,8 +179,11 @@ export function composeEnv(image: ImageDeclarations, target: Record<string, stri
   const pluginsFile = inEffect('RABBITMQ_ENABLED_PLUGINS_FILE', image.env, target);
   if (pluginsFile !== undefined && pluginsFile !== DEFAULT_PLUGINS_FILE) {
     pass.RABBITMQ_ENABLED_PLUGINS_FILE = DEFAULT_PLUGINS_FILE;
-    declare('RABBITMQ_ENABLED_PLUGINS_FILE', [{ value: DEFAULT_PLUGINS_FILE, from: 'gate', where: `(holds the plugins of ${pluginsFile})` }],
-      target.RABBITMQ_ENABLED_PLUGINS_FILE !== undefined ? { value: pluginsFile, from: 'target' } : imagePart('RABBITMQ_ENABLED_PLUGINS_FILE'));
+    declare(
+      'RABBITMQ_ENABLED_PLUGINS_FILE',
+      [{ value: DEFAULT_PLUGINS_FILE, from: 'gate', where: `(holds the plugins of ${pluginsFile})` }],
+      target.RABBITMQ_ENABLED_PLUGINS_FILE !== undefined ? { value: pluginsFile, from: 'target' } : imagePart('RABBITMQ_ENABLED_PLUGINS_FILE'),
+    );
   }
   // The image's own RabbitMQ and Erlang variables stay in effect: shown with where they came from.
   for (const [name, value] of Object.entries(image.env)) {

@@ -13,32 +13,29 @@ export interface DockerResult {
 const DAEMON_DOWN = /Cannot connect to the Docker daemon|error during connect|Is the docker daemon running|permission denied while trying to connect to the Docker daemon/i;
 
 function notInstalled(): GateError {
-  return new GateError('the docker CLI was not found on PATH', { field: 'image' },
-    'install Docker on the runner (or use a broker-url target instead of an image)');
+  return new GateError('the docker CLI was not found on PATH', { field: 'image' }, 'install Docker on the runner (or use a broker-url target instead of an image)');
 }
 
 function daemonDown(stderr: string): GateError {
   const first = stderr.trim().split('\n')[0] ?? '';
-  return new GateError(`the Docker daemon is not reachable (${first})`, { field: 'image' },
-    'start the Docker daemon, check DOCKER_HOST, and make sure this user may use docker');
+  return new GateError(`the Docker daemon is not reachable (${first})`, { field: 'image' }, 'start the Docker daemon, check DOCKER_HOST, and make sure this user may use docker');
 }
 
 /** Runs `docker ...args`. Throws a GateError when docker is missing or the daemon is down; a
  *  non-zero exit is thrown too unless `allowFail`, in which case it is returned. */
 export function docker(args: string[], opts: { allowFail?: boolean; timeoutMs?: number } = {}): Promise<DockerResult> {
   return new Promise((resolve, reject) => {
-    execFile('docker', args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 120_000, encoding: 'utf8' },
-      (err, stdout, stderr) => {
-        const e = err as (NodeJS.ErrnoException & { code?: string | number; killed?: boolean }) | null;
-        if (e && e.code === 'ENOENT') return reject(notInstalled());
-        const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
-        if (code !== 0 && DAEMON_DOWN.test(stderr)) return reject(daemonDown(stderr));
-        if (e?.killed) return reject(new GateError(`docker ${args[0]} did not finish within ${(opts.timeoutMs ?? 120_000) / 1000} s`));
-        if (code !== 0 && !opts.allowFail) {
-          return reject(new GateError(`docker ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`));
-        }
-        resolve({ code, stdout, stderr });
-      });
+    execFile('docker', args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 120_000, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const e = err as (NodeJS.ErrnoException & { code?: string | number; killed?: boolean }) | null;
+      if (e && e.code === 'ENOENT') return reject(notInstalled());
+      const code = e ? (typeof e.code === 'number' ? e.code : 1) : 0;
+      if (code !== 0 && DAEMON_DOWN.test(stderr)) return reject(daemonDown(stderr));
+      if (e?.killed) return reject(new GateError(`docker ${args[0]} did not finish within ${(opts.timeoutMs ?? 120_000) / 1000} s`));
+      if (code !== 0 && !opts.allowFail) {
+        return reject(new GateError(`docker ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`));
+      }
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -78,8 +75,7 @@ export async function tryPull(ref: string): Promise<boolean> {
 export async function ensureImage(ref: string): Promise<void> {
   if (await imageExists(ref)) return;
   if (!(await tryPull(ref))) {
-    throw new GateError(`image ${ref} not found locally and could not be pulled`, { field: 'image' },
-      'build it with scripts/build-images.sh or docker pull it');
+    throw new GateError(`image ${ref} not found locally and could not be pulled`, { field: 'image' }, 'build it with scripts/build-images.sh or docker pull it');
   }
 }
 
@@ -95,13 +91,21 @@ export async function setPaused(refs: string[], paused: boolean): Promise<void> 
 /** IDs of all containers (running or not) carrying every given label filter, e.g. "a=b". */
 export async function listContainers(labels: string[]): Promise<string[]> {
   const r = await docker(['ps', '-a', '-q', '--no-trunc', ...labels.flatMap((l) => ['--filter', `label=${l}`])]);
-  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+  return r.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Full ID → name of every running container (any owner), for naming the machine's other load. */
 export async function runningContainerNames(): Promise<Map<string, string>> {
   const r = await docker(['ps', '--no-trunc', '--format', '{{.ID}}\t{{.Names}}'], { timeoutMs: 30_000 });
-  return new Map(r.stdout.split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t') as [string, string]));
+  return new Map(
+    r.stdout
+      .split('\n')
+      .filter((l) => l.includes('\t'))
+      .map((l) => l.split('\t') as [string, string]),
+  );
 }
 
 export async function containerState(ref: string): Promise<{ running: boolean; exitCode: number } | undefined> {
@@ -116,7 +120,10 @@ export async function containerLogs(ref: string, tail = 40): Promise<string[]> {
   const r = await docker(['logs', '--tail', String(tail), ref], { allowFail: true });
   // eslint-disable-next-line no-control-regex
   const text = (r.stdout + r.stderr).replace(/\x1b\[[0-9;]*m/g, '');
-  return text.split('\n').filter((l) => l.trim() !== '').slice(-tail);
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(-tail);
 }
 
 /** Runs a command inside a running container; output is stdout and stderr together. */
@@ -145,7 +152,7 @@ export function untar(tar: Buffer): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   const text = (b: Buffer) => b.toString('utf8').replace(/\0.*$/s, '');
   let longName: string | undefined;
-  for (let at = 0; at + 512 <= tar.length;) {
+  for (let at = 0; at + 512 <= tar.length; ) {
     const h = tar.subarray(at, at + 512);
     if (h.every((b) => b === 0)) break;
     const size = Number.parseInt(text(h.subarray(124, 136)).trim() || '0', 8);
@@ -176,8 +183,7 @@ export async function imageFiles(image: string, name: string, paths: string[], l
   const out = new Map<string, Buffer>();
   for (const path of paths) {
     const tar = await new Promise<Buffer | undefined>((resolve) => {
-      execFile('docker', ['cp', '-L', `${name}:${path}`, '-'], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000, encoding: 'buffer' },
-        (err, stdout) => resolve(err ? undefined : stdout));
+      execFile('docker', ['cp', '-L', `${name}:${path}`, '-'], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000, encoding: 'buffer' }, (err, stdout) => resolve(err ? undefined : stdout));
     });
     if (!tar) continue;
     const parent = path.replace(/\/+$/, '').replace(/\/[^/]*$/, '');

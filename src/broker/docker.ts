@@ -39,8 +39,11 @@ async function protocolListeners(mgmt: ManagementClient, amqpUrl: string, plugin
     const missing = wanted.filter((p) => !e[p]);
     if (!missing.length) return e;
     if (Date.now() > deadline) {
-      throw new GateError(`the broker enabled ${missing.map((p) => PROTOCOL_PLUGIN[p]).join(', ')} but no ${missing.join(', ')} listener came up within ${Math.round(timeoutMs / 1000)} s`,
-        { field: 'image' }, 'see the container log: another process may hold the port, or the plugin failed to start');
+      throw new GateError(
+        `the broker enabled ${missing.map((p) => PROTOCOL_PLUGIN[p]).join(', ')} but no ${missing.join(', ')} listener came up within ${Math.round(timeoutMs / 1000)} s`,
+        { field: 'image' },
+        'see the container log: another process may hold the port, or the plugin failed to start',
+      );
     }
     await sleep(500);
   }
@@ -74,7 +77,11 @@ export interface DockerProviderOptions {
 
 /** A broker that did not come up; `logs` holds its container's last lines for a collapsed group. */
 export class BrokerBootError extends GateError {
-  constructor(message: string, readonly logs: string[], fix?: string) {
+  constructor(
+    message: string,
+    readonly logs: string[],
+    fix?: string,
+  ) {
     super(message, { field: 'image' }, fix);
   }
 }
@@ -101,10 +108,12 @@ const REQUIRED_PLUGINS = ['rabbitmq_management', 'rabbitmq_prometheus'];
 function parsePlugins(file: ConfigFile): string[] {
   const text = file.content.toString('utf8').replace(/%.*$/gm, '');
   const m = /^\s*\[([^\]]*)\]\s*\.\s*$/.exec(text);
-  const names = m?.[1].split(',').map((s) => s.trim().replace(/^'(.*)'$/, '$1')).filter(Boolean);
+  const names = m?.[1]
+    .split(',')
+    .map((s) => s.trim().replace(/^'(.*)'$/, '$1'))
+    .filter(Boolean);
   if (!names || names.some((n) => !/^[a-z0-9_]+$/.test(n))) {
-    throw new GateError('enabled_plugins is not an Erlang list of plugin names', { file: file.path },
-      'write it as [rabbitmq_management,rabbitmq_shovel].');
+    throw new GateError('enabled_plugins is not an Erlang list of plugin names', { file: file.path }, 'write it as [rabbitmq_management,rabbitmq_shovel].');
   }
   return names;
 }
@@ -149,18 +158,22 @@ export function layoutConfig(files: ConfigFile[], needed: string[] = [], image: 
       dest = 'definitions.json';
       confLines.push('load_definitions = /etc/rabbitmq/definitions.json');
     } else {
-      throw new GateError(`config file ${name} is not one of rabbitmq.conf, *.conf, advanced.config, definitions.json or enabled_plugins`,
-        { file: f.path, field: 'config' }, 'rename it after what it is, or drop it from config');
+      throw new GateError(
+        `config file ${name} is not one of rabbitmq.conf, *.conf, advanced.config, definitions.json or enabled_plugins`,
+        { file: f.path, field: 'config' },
+        'rename it after what it is, or drop it from config',
+      );
     }
     if (out.has(dest)) {
-      throw new GateError(`two config files both become /etc/rabbitmq/${dest}`, { file: f.path, field: 'config' },
-        'merge them into one file');
+      throw new GateError(`two config files both become /etc/rabbitmq/${dest}`, { file: f.path, field: 'config' }, 'merge them into one file');
     }
     out.set(dest, f.content);
     targetFiles.push(dest);
   });
   const pluginSources = [...base];
-  const add = (name: string, from: ValueSource) => { if (!pluginSources.some((p) => p.name === name)) pluginSources.push({ name, from }); };
+  const add = (name: string, from: ValueSource) => {
+    if (!pluginSources.some((p) => p.name === name)) pluginSources.push({ name, from });
+  };
   for (const p of REQUIRED_PLUGINS) add(p, 'gate');
   for (const p of needed) add(p, 'scenario');
   const plugins = pluginSources.map((p) => p.name);
@@ -180,14 +193,15 @@ export function layoutConfig(files: ConfigFile[], needed: string[] = [], image: 
 const GATE_CONF = 'conf.d/90-rabbitmq-perf-gate.conf';
 
 export async function readConfigFiles(paths: string[]): Promise<ConfigFile[]> {
-  return Promise.all(paths.map(async (path) => {
-    try {
-      return { path, content: await readFile(path) };
-    } catch (err) {
-      throw new GateError(`cannot read config file ${path} (${(err as NodeJS.ErrnoException).code})`, { file: path, field: 'config' },
-        'check the path, relative to the working directory');
-    }
-  }));
+  return Promise.all(
+    paths.map(async (path) => {
+      try {
+        return { path, content: await readFile(path) };
+      } catch (err) {
+        throw new GateError(`cannot read config file ${path} (${(err as NodeJS.ErrnoException).code})`, { file: path, field: 'config' }, 'check the path, relative to the working directory');
+      }
+    }),
+  );
 }
 
 interface Node {
@@ -208,14 +222,14 @@ const PORTS_PER_NODE = 6;
  *  (a plugin left on its default port would collide with other brokers, e.g. MQTT's 1883). */
 export function listenerLines(plugins: string[], inner: { amqp: number; mgmt: number; prom: number; stream: number; mqtt: number }, streamAdvertised: number): string[] {
   return [
-    `listeners.tcp.default = ${inner.amqp}`, `management.tcp.port = ${inner.mgmt}`, `prometheus.tcp.port = ${inner.prom}`,
+    `listeners.tcp.default = ${inner.amqp}`,
+    `management.tcp.port = ${inner.mgmt}`,
+    `prometheus.tcp.port = ${inner.prom}`,
     // Stream clients connect to the host and port the broker advertises: this runner's view of it.
-    ...(plugins.includes('rabbitmq_stream')
-      ? [`stream.listeners.tcp.default = ${inner.stream}`, 'stream.advertised_host = 127.0.0.1', `stream.advertised_port = ${streamAdvertised}`] : []),
+    ...(plugins.includes('rabbitmq_stream') ? [`stream.listeners.tcp.default = ${inner.stream}`, 'stream.advertised_host = 127.0.0.1', `stream.advertised_port = ${streamAdvertised}`] : []),
     ...(plugins.includes('rabbitmq_mqtt') ? [`mqtt.listeners.tcp.default = ${inner.mqtt}`] : []),
   ];
 }
-
 
 /** Long outputs keep their head (where CLIs say what is wrong) and tail (where scripts do). */
 function excerpt(output: string, keep = 6): string {
@@ -229,12 +243,21 @@ async function bootError(what: string, node: Node, fix: string): Promise<BrokerB
   const all = await cli.containerLogs(node.name, 400);
   const first = all.findIndex((l) => /\[error\]|BOOT FAILED/.test(l));
   const logs = first >= 0 && first < all.length - 40 ? all.slice(first, first + 40) : all.slice(-40);
-  const reason = [/Syntax error/i, /Error (parsing|preparing)/i, /Error during startup/i]
-    .map((re) => all.find((l) => re.test(l))).find(Boolean);
-  const why = reason ? `: ${reason.replace(/^\S+ \S+ \[\w+\] <[\d.]+> /, '').replace(/^\s*-\s*/, '').trim()}` : '';
+  const reason = [/Syntax error/i, /Error (parsing|preparing)/i, /Error during startup/i].map((re) => all.find((l) => re.test(l))).find(Boolean);
+  const why = reason
+    ? `: ${reason
+        .replace(/^\S+ \S+ \[\w+\] <[\d.]+> /, '')
+        .replace(/^\s*-\s*/, '')
+        .trim()}`
+    : '';
   return new BrokerBootError(`${what}${why}`, logs, fix);
 }
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30) || 'broker';
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 30) || 'broker';
 
 /** Polls until the node accepts AMQP and its management API answers; fails fast if it exits. */
 async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, timeoutMs: number, image: string): Promise<void> {
@@ -243,8 +266,11 @@ async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, ti
   for (;;) {
     const state = await cli.containerState(node.name);
     if (!state?.running) {
-      throw await bootError(`container ${node.name} (${image}) exited with code ${state?.exitCode ?? '?'} while RabbitMQ was booting`,
-        node, 'see the container log; a config file with a syntax error is the usual cause');
+      throw await bootError(
+        `container ${node.name} (${image}) exited with code ${state?.exitCode ?? '?'} while RabbitMQ was booting`,
+        node,
+        'see the container log; a config file with a syntax error is the usual cause',
+      );
     }
     try {
       await checkAmqp(amqpUrl, 'image', 5_000);
@@ -258,16 +284,25 @@ async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, ti
         await sleep(2_000);
         const again = await cli.containerState(node.name);
         if (!again?.running) {
-          throw await bootError(`container ${node.name} (${image}) exited with code ${again?.exitCode ?? '?'} while RabbitMQ was booting`,
-            node, 'see the container log; a config file with a syntax error is the usual cause');
+          throw await bootError(
+            `container ${node.name} (${image}) exited with code ${again?.exitCode ?? '?'} while RabbitMQ was booting`,
+            node,
+            'see the container log; a config file with a syntax error is the usual cause',
+          );
         }
-        throw await bootError(`RabbitMQ in container ${node.name} (${image}) rejected the target's credentials`, node,
-          'set RABBITMQ_DEFAULT_USER/RABBITMQ_DEFAULT_PASS in env; a definitions.json loaded at boot must itself define that user with permissions');
+        throw await bootError(
+          `RabbitMQ in container ${node.name} (${image}) rejected the target's credentials`,
+          node,
+          'set RABBITMQ_DEFAULT_USER/RABBITMQ_DEFAULT_PASS in env; a definitions.json loaded at boot must itself define that user with permissions',
+        );
       }
     }
     if (Date.now() > deadline) {
-      throw await bootError(`RabbitMQ in container ${node.name} (${image}) was not ready within ${Math.round(timeoutMs / 1000)} s (last check: ${last})`,
-        node, 'see the container log, or raise the readiness timeout on a slow runner');
+      throw await bootError(
+        `RabbitMQ in container ${node.name} (${image}) was not ready within ${Math.round(timeoutMs / 1000)} s (last check: ${last})`,
+        node,
+        'see the container log, or raise the readiness timeout on a slow runner',
+      );
     }
     await sleep(500);
   }
@@ -276,8 +311,7 @@ async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, ti
 async function rabbitmqctl(node: Node, args: string[]): Promise<void> {
   const r = await cli.exec(node.name, ['rabbitmqctl', ...args]);
   if (r.code !== 0) {
-    throw new BrokerBootError(`rabbitmqctl ${args.join(' ')} on ${node.name} failed with exit code ${r.code}`,
-      r.output.split('\n').slice(-40), 'see the command output');
+    throw new BrokerBootError(`rabbitmqctl ${args.join(' ')} on ${node.name} failed with exit code ${r.code}`, r.output.split('\n').slice(-40), 'see the command output');
   }
 }
 
@@ -296,8 +330,7 @@ async function joinCluster(nodes: Node[]): Promise<void> {
     // reported below with the command's output
   }
   if (running.length !== nodes.length) {
-    throw new BrokerBootError(`the cluster formed with ${running.length} of ${nodes.length} nodes running`,
-      r.output.split('\n').slice(-40), 'see the cluster status output');
+    throw new BrokerBootError(`the cluster formed with ${running.length} of ${nodes.length} nodes running`, r.output.split('\n').slice(-40), 'see the cluster status output');
   }
 }
 
@@ -305,8 +338,7 @@ async function runSetup(node: Node, lines: string[]): Promise<void> {
   for (const line of lines) {
     const r = await cli.exec(node.name, ['sh', '-c', line], 300_000);
     if (r.code !== 0) {
-      throw new GateError(`setup command \`${line}\` failed with exit code ${r.code}: ${excerpt(r.output)}`,
-        { field: 'setup' }, 'fix the command; it runs with `docker exec` in the first node');
+      throw new GateError(`setup command \`${line}\` failed with exit code ${r.code}: ${excerpt(r.output)}`, { field: 'setup' }, 'fix the command; it runs with `docker exec` in the first node');
     }
   }
 }
@@ -328,7 +360,10 @@ async function containerCgroup(name: string): Promise<CgroupFiles | undefined> {
 async function dockerEvidence(names: string[], promUrls: string[]): Promise<EvidenceCapture> {
   const [msacc, cgroups] = await Promise.all([
     msaccOn(names),
-    Promise.all(names.map(containerCgroup)).then((l) => (l.every(Boolean) ? (l as CgroupFiles[]) : undefined), () => undefined),
+    Promise.all(names.map(containerCgroup)).then(
+      (l) => (l.every(Boolean) ? (l as CgroupFiles[]) : undefined),
+      () => undefined,
+    ),
   ]);
   const missing: EvidenceCapture['missing'] = [];
   if (!msacc) missing.push({ source: 'msacc', why: '`rabbitmqctl eval` could not switch microstate accounting on' });
@@ -340,7 +375,13 @@ async function dockerEvidence(names: string[], promUrls: string[]): Promise<Evid
  *  Erlang flags of its rabbitmq-env.conf (both where the image's or target's env says they are),
  *  and the files it ships in /etc/rabbitmq; copied out of a container created from it (never
  *  started, removed at once). */
-async function readImageConfig(ref: string, probe: string, runId: string, imageEnv: Record<string, string>, targetEnv: Record<string, string>): Promise<{ decl: ImageDeclarations; config: ImageConfig }> {
+async function readImageConfig(
+  ref: string,
+  probe: string,
+  runId: string,
+  imageEnv: Record<string, string>,
+  targetEnv: Record<string, string>,
+): Promise<{ decl: ImageDeclarations; config: ImageConfig }> {
   const pluginsFile = inEffect('RABBITMQ_ENABLED_PLUGINS_FILE', imageEnv, targetEnv) ?? DEFAULT_PLUGINS_FILE;
   const confEnvFile = inEffect('RABBITMQ_CONF_ENV_FILE', imageEnv, targetEnv) ?? DEFAULT_CONF_ENV_FILE;
   const etc = '/etc/rabbitmq/';
@@ -358,7 +399,10 @@ async function readImageConfig(ref: string, probe: string, runId: string, imageE
     decl: { env: imageEnv, ...(parsed ? { envConf: parsed.values, envConfUnevaluated: parsed.unevaluated } : {}) },
     config: {
       ...(plugins ? { plugins: parsePlugins({ path: `${pluginsFile} in image ${ref}`, content: plugins }) } : {}),
-      files: [...shipped.keys()].filter((k) => k.startsWith(etc)).map((k) => k.slice(etc.length)).sort(),
+      files: [...shipped.keys()]
+        .filter((k) => k.startsWith(etc))
+        .map((k) => k.slice(etc.length))
+        .sort(),
     },
   };
 }
@@ -377,7 +421,7 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
   const count = spec.nodes ?? 1;
   if (!Number.isInteger(count) || count < 1) throw new GateError(`nodes must be a positive integer, got ${count}`, { field: 'nodes' });
   if (bridge && count > 1) {
-    throw new GateError('a cluster needs host networking', { field: 'network' }, "use network: host with nodes > 1");
+    throw new GateError('a cluster needs host networking', { field: 'network' }, 'use network: host with nodes > 1');
   }
   const files = await readConfigFiles(spec.configFiles ?? []);
   layoutConfig(files, opts.plugins); // the target's own files are checked before Docker is asked anything
@@ -389,9 +433,12 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
   const image = await readImageConfig(spec.image, `rabbitmq-perf-gate-${tag}-image`, runId, imageEnv, targetEnv);
   const layout = layoutConfig(files, opts.plugins, image.config);
   const cookie = randomBytes(20).toString('hex');
-  const envOf = (n?: { nodeName?: string; distPort: number }) => composeEnv(image.decl, targetEnv, {
-    cookie, profile: opts.profile, ...(n?.nodeName ? { node: { name: n.nodeName, epmdPort, distPort: n.distPort } } : {}),
-  });
+  const envOf = (n?: { nodeName?: string; distPort: number }) =>
+    composeEnv(image.decl, targetEnv, {
+      cookie,
+      profile: opts.profile,
+      ...(n?.nodeName ? { node: { name: n.nodeName, epmdPort, distPort: n.distPort } } : {}),
+    });
   envOf(); // an image whose rabbitmq-env.conf would override the cookie is refused before any port is taken
   const ports = await allocatePorts(count * PORTS_PER_NODE + 1);
   const epmdPort = ports[count * PORTS_PER_NODE];
@@ -413,45 +460,67 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     log(`starting ${count} container(s) from ${spec.image} for ${spec.label}`);
     for (const line of describeDeclared(declared)) log(`${spec.label}: ${line}`);
     for (const w of first.warnings) warn(`${spec.label}: ${w}`);
-    const created = await Promise.allSettled(nodes.map(async (n) => {
-      const dir = join(stage, n.name);
-      await mkdir(join(dir, 'conf.d'), { recursive: true, mode: 0o755 });
-      for (const [dest, content] of layout.files) await writeFile(join(dir, dest), content, { mode: 0o644 });
-      const inner = bridge ? { amqp: 5672, mgmt: 15672, prom: 15692, stream: 5552, mqtt: 1883 }
-        : { amqp: n.amqpPort, mgmt: n.mgmtPort, prom: n.promPort, stream: n.streamPort, mqtt: n.mqttPort };
-      await writeFile(join(dir, 'conf.d', '90-rabbitmq-perf-gate.conf'), [
-        '## Written by rabbitmq-perf-gate: this node\'s ports.',
-        ...listenerLines(layout.plugins, inner, n.streamPort),
-        ...layout.confLines, ''].join('\n'), { mode: 0o644 });
-      const nodeEnv = envOf(n).pass;
-      registerContainer(n.name, runId);
-      await cli.docker(['create', '--name', n.name, ...labelArgs(runId), '--label', `rabbitmq-perf-gate.target=${spec.id}`,
-        ...(bridge
-          ? ['--hostname', n.name, '-p', `127.0.0.1:${n.amqpPort}:5672`, '-p', `127.0.0.1:${n.mgmtPort}:15672`, '-p', `127.0.0.1:${n.promPort}:15692`,
-            '-p', `127.0.0.1:${n.streamPort}:5552`, '-p', `127.0.0.1:${n.mqttPort}:1883`]
-          : ['--network', 'host']),
-        ...(spec.cpus ? ['--cpus', String(spec.cpus)] : []),
-        ...(spec.cpuset ? ['--cpuset-cpus', spec.cpuset] : []),
-        ...(spec.memory ? ['--memory', spec.memory] : []),
-        ...Object.entries(nodeEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-        spec.image]);
-      await cli.docker(['cp', `${dir}/.`, `${n.name}:/etc/rabbitmq/`]);
-      await cli.docker(['start', n.name]);
-    }));
+    const created = await Promise.allSettled(
+      nodes.map(async (n) => {
+        const dir = join(stage, n.name);
+        await mkdir(join(dir, 'conf.d'), { recursive: true, mode: 0o755 });
+        for (const [dest, content] of layout.files) await writeFile(join(dir, dest), content, { mode: 0o644 });
+        const inner = bridge ? { amqp: 5672, mgmt: 15672, prom: 15692, stream: 5552, mqtt: 1883 } : { amqp: n.amqpPort, mgmt: n.mgmtPort, prom: n.promPort, stream: n.streamPort, mqtt: n.mqttPort };
+        await writeFile(
+          join(dir, 'conf.d', '90-rabbitmq-perf-gate.conf'),
+          ["## Written by rabbitmq-perf-gate: this node's ports.", ...listenerLines(layout.plugins, inner, n.streamPort), ...layout.confLines, ''].join('\n'),
+          { mode: 0o644 },
+        );
+        const nodeEnv = envOf(n).pass;
+        registerContainer(n.name, runId);
+        await cli.docker([
+          'create',
+          '--name',
+          n.name,
+          ...labelArgs(runId),
+          '--label',
+          `rabbitmq-perf-gate.target=${spec.id}`,
+          ...(bridge
+            ? [
+                '--hostname',
+                n.name,
+                '-p',
+                `127.0.0.1:${n.amqpPort}:5672`,
+                '-p',
+                `127.0.0.1:${n.mgmtPort}:15672`,
+                '-p',
+                `127.0.0.1:${n.promPort}:15692`,
+                '-p',
+                `127.0.0.1:${n.streamPort}:5552`,
+                '-p',
+                `127.0.0.1:${n.mqttPort}:1883`,
+              ]
+            : ['--network', 'host']),
+          ...(spec.cpus ? ['--cpus', String(spec.cpus)] : []),
+          ...(spec.cpuset ? ['--cpuset-cpus', spec.cpuset] : []),
+          ...(spec.memory ? ['--memory', spec.memory] : []),
+          ...Object.entries(nodeEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+          spec.image,
+        ]);
+        await cli.docker(['cp', `${dir}/.`, `${n.name}:/etc/rabbitmq/`]);
+        await cli.docker(['start', n.name]);
+      }),
+    );
     const failed = created.find((c) => c.status === 'rejected');
     if (failed) throw failed.reason;
     const t0 = Date.now();
-    await Promise.all(nodes.map((n) => waitReady(n, urls(n).amqp, new ManagementClient(urls(n).mgmt),
-      opts.readyTimeoutMs ?? 120_000, spec.image)));
+    await Promise.all(nodes.map((n) => waitReady(n, urls(n).amqp, new ManagementClient(urls(n).mgmt), opts.readyTimeoutMs ?? 120_000, spec.image)));
     log(`${spec.label}: ${count} node(s) ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (count > 1) await joinCluster(nodes);
     await runSetup(nodes[0], spec.setup ?? []);
     const { amqp: amqpUrl, mgmt: managementUrl } = urls(nodes[0]);
     const mgmt = new ManagementClient(managementUrl);
     const promUrls = nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`);
-    const [id, endpoints, evidence] = await Promise.all([mgmt.identity(), protocolListeners(mgmt, amqpUrl, layout.plugins, opts.readyTimeoutMs ?? 120_000),
-      spec.evidence === false ? evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] })
-        : dockerEvidence(names, promUrls)]);
+    const [id, endpoints, evidence] = await Promise.all([
+      mgmt.identity(),
+      protocolListeners(mgmt, amqpUrl, layout.plugins, opts.readyTimeoutMs ?? 120_000),
+      spec.evidence === false ? evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] }) : dockerEvidence(names, promUrls),
+    ]);
     let stopped = false;
     let frozen = false;
     // A cluster's nodes share one epmd (host networking), living in whichever container started it
@@ -461,13 +530,15 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     const nodeReady = () => waitReady(nodes[0], amqpUrl, mgmt, opts.readyTimeoutMs ?? 120_000, spec.image);
     const restartNode = {
       app: () => restartApp(nodes[0].name, nodeReady),
-      ...(count === 1 ? {
-        container: async () => {
-          const timed = await restartContainer(nodes[0].name, nodeReady);
-          if (evidence.sources.includes('msacc')) await msaccOn(names); // after the timing
-          return timed;
-        },
-      } : {}),
+      ...(count === 1
+        ? {
+            container: async () => {
+              const timed = await restartContainer(nodes[0].name, nodeReady);
+              if (evidence.sources.includes('msacc')) await msaccOn(names); // after the timing
+              return timed;
+            },
+          }
+        : {}),
     };
     return {
       containers: names,

@@ -30,22 +30,23 @@ const PER_INSTANCE_INIT = /^-(root|bindir|progname|home|epmd_port|setcookie|snam
 const ERLEXEC_ONLY = /^-(env|args_file|extra|detached|emu_args|emu_type|emu_flavor)( |$)/;
 
 /** `key=value` lines of the rabbit application env (an expression of NODE_RUNTIME_EXPR). */
-const RABBIT_ENV_EXPR = 'lists:foreach(fun({K,V}) -> io:format("~s=~s~n",[K, re:replace(io_lib:format("~0p",[V]),"\\\\s+"," ",[global,{return,list}])]) end, '
-  + 'lists:sort(application:get_all_env(rabbit)))';
+const RABBIT_ENV_EXPR =
+  'lists:foreach(fun({K,V}) -> io:format("~s=~s~n",[K, re:replace(io_lib:format("~0p",[V]),"\\\\s+"," ",[global,{return,list}])]) end, ' + 'lists:sort(application:get_all_env(rabbit)))';
 
 /** `vm:…` lines of the Erlang VM as it runs: its own command line (the emulator flags as started,
  *  tab-separated), its init arguments, what erlang:system_info says about schedulers, limits and
  *  allocator strategies, and the plugins running. */
-const VM_EXPR = '{ok, VmCmd} = file:read_file("/proc/self/cmdline"), '
-  + 'io:format("vm:cmdline=~s~n", [binary:replace(VmCmd, <<0>>, <<"\\t">>, [global])]), '
-  + 'lists:foreach(fun({VmK, VmV}) -> io:format("vm:init=~ts~n", [lists:join("\\t", [atom_to_list(VmK) | VmV])]) end, init:get_arguments()), '
-  + 'lists:foreach(fun(VmK) -> io:format("vm:info:~s=~0p~n", [VmK, erlang:system_info(VmK)]) end, [otp_release, schedulers, schedulers_online, '
-  + 'dirty_cpu_schedulers, dirty_cpu_schedulers_online, dirty_io_schedulers, scheduler_bind_type, thread_pool_size, process_limit, port_limit, atom_limit, kernel_poll]), '
-  + 'lists:foreach(fun(VmA) -> case catch erlang:system_info({allocator, VmA}) of VmL when is_list(VmL) -> '
-  + 'case [VmS || {instance, _, VmI} <- VmL, {options, VmO} <- [lists:keyfind(options, 1, VmI)], {as, VmS} <- [lists:keyfind(as, 1, VmO)]] of '
-  + '[VmS1 | _] -> io:format("vm:alloc:~s=~s~n", [VmA, VmS1]); _ -> ok end; _ -> ok end end, '
-  + `[${ALLOCATORS.join(', ')}]), `
-  + 'lists:foreach(fun(VmP) -> io:format("vm:plugin=~s~n", [VmP]) end, lists:sort(rabbit_plugins:active()))';
+const VM_EXPR =
+  '{ok, VmCmd} = file:read_file("/proc/self/cmdline"), ' +
+  'io:format("vm:cmdline=~s~n", [binary:replace(VmCmd, <<0>>, <<"\\t">>, [global])]), ' +
+  'lists:foreach(fun({VmK, VmV}) -> io:format("vm:init=~ts~n", [lists:join("\\t", [atom_to_list(VmK) | VmV])]) end, init:get_arguments()), ' +
+  'lists:foreach(fun(VmK) -> io:format("vm:info:~s=~0p~n", [VmK, erlang:system_info(VmK)]) end, [otp_release, schedulers, schedulers_online, ' +
+  'dirty_cpu_schedulers, dirty_cpu_schedulers_online, dirty_io_schedulers, scheduler_bind_type, thread_pool_size, process_limit, port_limit, atom_limit, kernel_poll]), ' +
+  'lists:foreach(fun(VmA) -> case catch erlang:system_info({allocator, VmA}) of VmL when is_list(VmL) -> ' +
+  'case [VmS || {instance, _, VmI} <- VmL, {options, VmO} <- [lists:keyfind(options, 1, VmI)], {as, VmS} <- [lists:keyfind(as, 1, VmO)]] of ' +
+  '[VmS1 | _] -> io:format("vm:alloc:~s=~s~n", [VmA, VmS1]); _ -> ok end; _ -> ok end end, ' +
+  `[${ALLOCATORS.join(', ')}]), ` +
+  'lists:foreach(fun(VmP) -> io:format("vm:plugin=~s~n", [VmP]) end, lists:sort(rabbit_plugins:active()))';
 
 /** The `rabbitmqctl eval` expression reading a node's runtime: parseNodeRuntime reads its output. */
 export const NODE_RUNTIME_EXPR = `${RABBIT_ENV_EXPR}, ${VM_EXPR}.`;
@@ -153,7 +154,9 @@ export function vmSummary(vm: VmEffect): string {
     i['busy wait'] && `busy wait ${i['busy wait']}`,
     i['async threads'] && `async threads ${i['async threads']}`,
     i['process limit'] && `process limit ${i['process limit']}`,
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /**
@@ -211,8 +214,12 @@ export function vhostLines(c: VhostConfig | undefined): string[] {
 }
 
 /** Reads a target's node-level effective configuration (the per-scenario queues come later). */
-export async function readEffective(mgmt: ManagementClient, identity: { rabbitmqVersion: string; erlangVersion: string; metadataStore?: string },
-  inherited: VhostConfig | undefined, runtime?: NodeRuntime): Promise<EffectiveConfig> {
+export async function readEffective(
+  mgmt: ManagementClient,
+  identity: { rabbitmqVersion: string; erlangVersion: string; metadataStore?: string },
+  inherited: VhostConfig | undefined,
+  runtime?: NodeRuntime,
+): Promise<EffectiveConfig> {
   const flags = await mgmt.request<Array<{ name?: string; state?: string }>>('GET', '/api/feature-flags').catch(() => undefined);
   // A node's entry carries its plugins once the management agent has reported it (seconds after boot).
   let nodes: Array<{ enabled_plugins?: string[] }> | undefined;
@@ -224,7 +231,12 @@ export async function readEffective(mgmt: ManagementClient, identity: { rabbitmq
     rabbitmqVersion: identity.rabbitmqVersion,
     erlangVersion: identity.erlangVersion,
     metadataStore: identity.metadataStore,
-    featureFlags: flags ? flags.filter((f) => f.state === 'enabled' && f.name).map((f) => f.name!).sort() : undefined,
+    featureFlags: flags
+      ? flags
+          .filter((f) => f.state === 'enabled' && f.name)
+          .map((f) => f.name!)
+          .sort()
+      : undefined,
     plugins: nodes?.[0]?.enabled_plugins ? [...nodes[0].enabled_plugins].sort() : undefined,
     vhost: vhostLines(inherited),
     node: runtime?.env,
@@ -244,14 +256,18 @@ function comparable(e: EffectiveConfig): Record<string, unknown> {
 
 /** sha256 over everything that shapes what the broker runs (not ports or per-node paths). */
 export function effectDigest(e: EffectiveConfig): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(comparable(e))).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(comparable(e)))
+    .digest('hex')}`;
 }
 
 /** Where two targets differ in effect, one line each ("" when identical; capped at `max`). */
 export function effectDiff(a: EffectiveConfig, b: EffectiveConfig, labels: [string, string], max = 30): string[] {
   const out: string[] = [];
   const [la, lb] = labels;
-  const scalar = (what: string, x: unknown, y: unknown) => { if (x !== y) out.push(`${what}: ${la} ${x ?? '?'} · ${lb} ${y ?? '?'}`); };
+  const scalar = (what: string, x: unknown, y: unknown) => {
+    if (x !== y) out.push(`${what}: ${la} ${x ?? '?'} · ${lb} ${y ?? '?'}`);
+  };
   scalar('RabbitMQ', a.rabbitmqVersion, b.rabbitmqVersion);
   scalar('Erlang', a.erlangVersion, b.erlangVersion);
   scalar('metadata store', a.metadataStore, b.metadataStore);
@@ -273,7 +289,11 @@ export function effectDiff(a: EffectiveConfig, b: EffectiveConfig, labels: [stri
   sets('feature flag', a.featureFlags, b.featureFlags);
   sets('plugin', a.plugins, b.plugins);
   const enabledDiff = new Set([...(a.plugins ?? []), ...(b.plugins ?? [])].filter((p) => !a.plugins?.includes(p) || !b.plugins?.includes(p)));
-  sets('plugin running', a.activePlugins?.filter((p) => !enabledDiff.has(p)), b.activePlugins?.filter((p) => !enabledDiff.has(p)));
+  sets(
+    'plugin running',
+    a.activePlugins?.filter((p) => !enabledDiff.has(p)),
+    b.activePlugins?.filter((p) => !enabledDiff.has(p)),
+  );
   sets('trial vhosts inherit', a.vhost, b.vhost);
   if (a.node && b.node) {
     for (const k of [...new Set([...Object.keys(a.node), ...Object.keys(b.node)])].sort()) {
@@ -285,8 +305,13 @@ export function effectDiff(a: EffectiveConfig, b: EffectiveConfig, labels: [stri
 }
 
 interface QueueInfo {
-  name: string; type?: string; arguments?: Record<string, unknown>; policy?: string | null; operator_policy?: string | null;
-  effective_policy_definition?: Record<string, unknown> | unknown[]; backing_queue_status?: { version?: number };
+  name: string;
+  type?: string;
+  arguments?: Record<string, unknown>;
+  policy?: string | null;
+  operator_policy?: string | null;
+  effective_policy_definition?: Record<string, unknown> | unknown[];
+  backing_queue_status?: { version?: number };
 }
 
 /** The queues of a trial vhost as the broker runs them (outside the measured window): the listing
@@ -300,23 +325,22 @@ export async function readQueues(mgmt: ManagementClient, vhost: string, timeoutM
     mgmt.request<Named[]>('GET', `/api/policies/${v}`, undefined, timeoutMs).catch(() => [] as Named[]),
     mgmt.request<Named[]>('GET', `/api/operator-policies/${v}`, undefined, timeoutMs).catch(() => [] as Named[]),
   ]);
-  const defOf = (list: Named[] | undefined, name?: string | null) => (name ? list?.find((p) => p.name === name)?.definition ?? {} : {});
-  const detail = await Promise.all(listed.slice(0, 10).map((q) =>
-    mgmt.request<QueueInfo>('GET', `/api/queues/${v}/${encodeURIComponent(q.name)}`, undefined, timeoutMs).catch(() => undefined)));
+  const defOf = (list: Named[] | undefined, name?: string | null) => (name ? (list?.find((p) => p.name === name)?.definition ?? {}) : {});
+  const detail = await Promise.all(listed.slice(0, 10).map((q) => mgmt.request<QueueInfo>('GET', `/api/queues/${v}/${encodeURIComponent(q.name)}`, undefined, timeoutMs).catch(() => undefined)));
   return listed.slice(0, 50).map((q, i) => {
     const d = detail[i];
     // The queue's own page has its effective definition once the broker has emitted its stats
     // (every 5 s by default); until then, the definitions of the policies the listing names, as
     // the broker holds them in this vhost (an operator policy's keys over the policy's).
     const raw = d?.effective_policy_definition;
-    const def = raw && !Array.isArray(raw) && Object.keys(raw).length ? raw
-      : { ...defOf(policies, q.policy), ...defOf(operatorPolicies, q.operator_policy) };
+    const def = raw && !Array.isArray(raw) && Object.keys(raw).length ? raw : { ...defOf(policies, q.policy), ...defOf(operatorPolicies, q.operator_policy) };
     const type = q.type ?? 'classic';
     const version = d?.backing_queue_status?.version ?? Number(q.arguments?.['x-queue-version'] ?? def['queue-version']);
     const policy = q.policy ?? d?.policy;
     const operatorPolicy = q.operator_policy ?? d?.operator_policy;
     return {
-      name: q.name, type,
+      name: q.name,
+      type,
       ...(Number.isFinite(version) && type === 'classic' ? { version } : {}),
       ...(policy ? { policy } : {}),
       ...(operatorPolicy ? { operatorPolicy } : {}),

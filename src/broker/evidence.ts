@@ -34,7 +34,9 @@ type Gauges = EvidenceReading['gauges'];
 export function parsePrometheus(text: string): { counters: Counters; gauges: Gauges } {
   const counters: Counters = {};
   const gauges: Gauges = {};
-  const add = <K extends string>(o: Partial<Record<K, number>>, k: K, v: number) => { o[k] = (o[k] ?? 0) + v; };
+  const add = <K extends string>(o: Partial<Record<K, number>>, k: K, v: number) => {
+    o[k] = (o[k] ?? 0) + v;
+  };
   for (const line of text.split('\n')) {
     if (!line.startsWith('erlang_vm_')) continue;
     const m = /^(\w+)(\{[^}]*\})?\s+(\S+)/.exec(line);
@@ -43,10 +45,18 @@ export function parsePrometheus(text: string): { counters: Counters; gauges: Gau
     const v = Number(raw);
     if (!Number.isFinite(v)) continue;
     switch (name) {
-      case 'erlang_vm_statistics_reductions_total': add(counters, 'reductions', v); break;
-      case 'erlang_vm_statistics_garbage_collection_number_of_gcs': add(counters, 'gcs', v); break;
-      case 'erlang_vm_statistics_garbage_collection_words_reclaimed': add(counters, 'gc_words', v); break;
-      case 'erlang_vm_statistics_run_queues_length': add(gauges, 'run_queue', v); break;
+      case 'erlang_vm_statistics_reductions_total':
+        add(counters, 'reductions', v);
+        break;
+      case 'erlang_vm_statistics_garbage_collection_number_of_gcs':
+        add(counters, 'gcs', v);
+        break;
+      case 'erlang_vm_statistics_garbage_collection_words_reclaimed':
+        add(counters, 'gc_words', v);
+        break;
+      case 'erlang_vm_statistics_run_queues_length':
+        add(gauges, 'run_queue', v);
+        break;
       case 'erlang_vm_memory_bytes_total':
         add(gauges, 'mem_total', v);
         if (labels.includes('kind="processes"')) add(gauges, 'mem_processes', v);
@@ -92,9 +102,20 @@ export interface CgroupFiles {
 
 /** Where a process's CPU and I/O accounting live, from the text of /proc/<pid>/cgroup. */
 export async function cgroupFiles(procCgroup: string, root = '/sys/fs/cgroup'): Promise<CgroupFiles | undefined> {
-  const lines = procCgroup.trim().split('\n').map((l) => l.split(':'));
-  const exists = (f: string) => readFile(f).then(() => true, () => false);
-  const v1 = (controller: string) => lines.find((l) => l[1]?.split(',').includes(controller))?.slice(2).join(':');
+  const lines = procCgroup
+    .trim()
+    .split('\n')
+    .map((l) => l.split(':'));
+  const exists = (f: string) =>
+    readFile(f).then(
+      () => true,
+      () => false,
+    );
+  const v1 = (controller: string) =>
+    lines
+      .find((l) => l[1]?.split(',').includes(controller))
+      ?.slice(2)
+      .join(':');
   const cpuPath = v1('cpuacct');
   if (cpuPath !== undefined) {
     for (const mount of ['cpuacct', 'cpu,cpuacct', 'cpuacct,cpu']) {
@@ -106,7 +127,10 @@ export async function cgroupFiles(procCgroup: string, root = '/sys/fs/cgroup'): 
       }
     }
   }
-  const unified = lines.find((l) => l[0] === '0' && l[1] === '')?.slice(2).join(':');
+  const unified = lines
+    .find((l) => l[0] === '0' && l[1] === '')
+    ?.slice(2)
+    .join(':');
   if (unified !== undefined && (await exists(`${root}${unified}/cpu.stat`))) {
     const ioFile = `${root}${unified}/io.stat`;
     return { cpu: { file: `${root}${unified}/cpu.stat`, scale: 1, key: 'usage_usec' }, io: (await exists(ioFile)) ? { file: ioFile, v2: true } : undefined };
@@ -124,7 +148,7 @@ export function parseIo(text: string, v2: boolean): { read: number; write: numbe
       write += Number(/\bwbytes=(\d+)/.exec(line)?.[1] ?? 0);
     } else {
       const m = /^\S+\s+(Read|Write)\s+(\d+)$/.exec(line.trim());
-      if (m) (m[1] === 'Read' ? (read += Number(m[2])) : (write += Number(m[2])));
+      if (m) m[1] === 'Read' ? (read += Number(m[2])) : (write += Number(m[2]));
     }
   }
   return { read, write };
@@ -147,8 +171,7 @@ async function readCgroup(f: CgroupFiles): Promise<Counters> {
  * container). A source that fails at a reading is left out of that reading, so its metrics are
  * missing for the trial rather than wrong.
  */
-export function evidenceCapture(o: { prometheusUrls: string[]; cgroups?: CgroupFiles[]; msacc: boolean;
-  missing: EvidenceCapture['missing'] }): EvidenceCapture {
+export function evidenceCapture(o: { prometheusUrls: string[]; cgroups?: CgroupFiles[]; msacc: boolean; missing: EvidenceCapture['missing'] }): EvidenceCapture {
   const sources: EvidenceSource[] = [];
   if (o.prometheusUrls.length) sources.push('prometheus');
   if (o.prometheusUrls.length && o.msacc) sources.push('msacc');
@@ -169,11 +192,17 @@ export function evidenceCapture(o: { prometheusUrls: string[]; cgroups?: CgroupF
         o.cgroups?.length ? Promise.all(o.cgroups.map(readCgroup)).catch(() => undefined) : undefined,
       ]);
       if (prom) {
-        for (const p of prom) { sum(counters, p.counters); sum(gauges, p.gauges); }
+        for (const p of prom) {
+          sum(counters, p.counters);
+          sum(gauges, p.gauges);
+        }
         answered.push('prometheus');
         if (o.msacc) answered.push('msacc');
       }
-      if (cg) { for (const c of cg) sum(counters, c); answered.push('cgroup'); }
+      if (cg) {
+        for (const c of cg) sum(counters, c);
+        answered.push('cgroup');
+      }
       if (!o.msacc) for (const s of MSACC_STATES) delete counters[`msacc_${s}`];
       return { at, counters, gauges, sources: answered };
     },
@@ -185,10 +214,17 @@ export async function readTopQueues(mgmt: ManagementClient, vhost: string, max =
   type Q = { name: string; memory?: number; reductions?: number; reductions_details?: { rate?: number }; messages?: number };
   const qs = await mgmt.request<Q[]>('GET', `/api/queues/${encodeURIComponent(vhost)}?columns=name,memory,reductions,reductions_details,messages`, undefined, timeoutMs);
   // The broker emits queue stats every few seconds: a queue without them yet is left out.
-  return (qs ?? []).filter((q) => typeof q.memory === 'number').sort((a, b) => b.memory! - a.memory!).slice(0, max)
-    .map((q) => ({ name: q.name, memoryBytes: q.memory!, ...(typeof q.reductions === 'number' ? { reductions: q.reductions } : {}),
+  return (qs ?? [])
+    .filter((q) => typeof q.memory === 'number')
+    .sort((a, b) => b.memory! - a.memory!)
+    .slice(0, max)
+    .map((q) => ({
+      name: q.name,
+      memoryBytes: q.memory!,
+      ...(typeof q.reductions === 'number' ? { reductions: q.reductions } : {}),
       ...(typeof q.reductions_details?.rate === 'number' ? { reductionsPerSecond: q.reductions_details.rate } : {}),
-      ...(typeof q.messages === 'number' ? { messages: q.messages } : {}) }));
+      ...(typeof q.messages === 'number' ? { messages: q.messages } : {}),
+    }));
 }
 
 /** The Erlang expression that switches microstate accounting on (rabbitmqctl eval). */

@@ -17,17 +17,26 @@ export async function checkAmqp(amqpUrl: string, field = 'broker-url', timeoutMs
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const tls = amqpUrl.startsWith('amqps:');
-    const why = e.code === 'ECONNREFUSED' ? 'connection refused'
-      // TLS first: OpenSSL's messages carry hex codes that can contain "403".
-      : tls && (/^ERR_SSL_|^ECONNRESET$/.test(e.code ?? '') || /SSL routines|wrong version number/i.test(e.message))
-        ? `TLS handshake failed (${e.code ?? 'TLS error'}): the port does not speak TLS, or its certificate is not trusted`
-      : /ACCESS_REFUSED|\b403\b/.test(e.message) ? 'wrong user name or password'
-      : /ETIMEDOUT/.test(`${e.code} ${e.message}`) ? `no AMQP answer within ${timeoutMs / 1000} s (a hung or paused broker, or a firewall)`
-      : /closed abruptly during opening handshake/.test(e.message) ? 'the port closed the connection during the AMQP handshake (not an AMQP port, or amqp:// to a TLS port)'
-      : e.message.split('\n')[0];
-    throw new GateError(`cannot connect to the broker at ${maskUrl(amqpUrl)}: ${why}`, { field },
-      tls ? 'amqps:// needs the broker\'s TLS listener (usually port 5671) and a certificate this runner trusts; use amqp:// for the plain port (5672)'
-        : 'check that RabbitMQ is running and the URL (host, port, user, password, vhost) is right');
+    const why =
+      e.code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : // TLS first: OpenSSL's messages carry hex codes that can contain "403".
+          tls && (/^ERR_SSL_|^ECONNRESET$/.test(e.code ?? '') || /SSL routines|wrong version number/i.test(e.message))
+          ? `TLS handshake failed (${e.code ?? 'TLS error'}): the port does not speak TLS, or its certificate is not trusted`
+          : /ACCESS_REFUSED|\b403\b/.test(e.message)
+            ? 'wrong user name or password'
+            : /ETIMEDOUT/.test(`${e.code} ${e.message}`)
+              ? `no AMQP answer within ${timeoutMs / 1000} s (a hung or paused broker, or a firewall)`
+              : /closed abruptly during opening handshake/.test(e.message)
+                ? 'the port closed the connection during the AMQP handshake (not an AMQP port, or amqp:// to a TLS port)'
+                : e.message.split('\n')[0];
+    throw new GateError(
+      `cannot connect to the broker at ${maskUrl(amqpUrl)}: ${why}`,
+      { field },
+      tls
+        ? "amqps:// needs the broker's TLS listener (usually port 5671) and a certificate this runner trusts; use amqp:// for the plain port (5672)"
+        : 'check that RabbitMQ is running and the URL (host, port, user, password, vhost) is right',
+    );
   }
   await conn.close().catch(() => undefined);
 }

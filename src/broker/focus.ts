@@ -16,7 +16,9 @@ export interface Focus {
 export function focusOn(handles: BrokerHandle[], warn: (m: string) => void, enabled = true): Focus {
   let freezing = enabled && handles.filter((h) => h.setFrozen).length > 1;
   return {
-    get freezing() { return freezing; },
+    get freezing() {
+      return freezing;
+    },
     async on(active) {
       if (!freezing) return;
       try {

@@ -20,7 +20,10 @@ export class MachineWatch {
   private edge?: CpuSnapshot;
   private trialLoads: MachineLoad[] = [];
 
-  private constructor(private readonly sweep: Sweep | undefined, private readonly start: MachineLoad | undefined) {}
+  private constructor(
+    private readonly sweep: Sweep | undefined,
+    private readonly start: MachineLoad | undefined,
+  ) {}
 
   /** The sweep and the start sample (1 s, cut short by `signal`). */
   static async begin(ui: Pick<Ui, 'info' | 'warn'>, signal?: AbortSignal): Promise<MachineWatch> {
@@ -31,17 +34,30 @@ export class MachineWatch {
     });
     if (sweep) reportSweep(sweep, ui);
     const a = cpuSnapshot();
-    if (a && !signal?.aborted) await new Promise<void>((r) => {
-      const t = setTimeout(r, START_SAMPLE_MS);
-      signal?.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true });
-    });
+    if (a && !signal?.aborted)
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, START_SAMPLE_MS);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            r();
+          },
+          { once: true },
+        );
+      });
     const b = a && cpuSnapshot();
     const watch = new MachineWatch(sweep, a && b ? loadBetween(a, b) : undefined);
     if (watch.start) {
       await watch.learnNames(watch.start);
       const m = watch.summary();
-      const who = m.start?.top?.slice(0, 3).map((u) => `${u.name} ${u.cores}`).join(', ');
-      ui.info(`Machine load at the start: other containers and processes used ${m.start!.otherCores} of ${m.cores} cores${who ? ` (${who})` : ''}${m.busy ? ': busy, measurements may be noisy' : ': quiet'}`);
+      const who = m.start?.top
+        ?.slice(0, 3)
+        .map((u) => `${u.name} ${u.cores}`)
+        .join(', ');
+      ui.info(
+        `Machine load at the start: other containers and processes used ${m.start!.otherCores} of ${m.cores} cores${who ? ` (${who})` : ''}${m.busy ? ': busy, measurements may be noisy' : ': quiet'}`,
+      );
     }
     return watch;
   }
@@ -76,7 +92,8 @@ export class MachineWatch {
     const users = new Map([...this.users].map(([k, u]) => [k, { ...named(u), coreSeconds: u.coreSeconds }]));
     return summariseMachine({
       start: this.start && { ...this.start, ...(this.start.top ? { top: this.start.top.map(named) } : {}) },
-      trials: [...earlier, ...this.trialLoads], users,
+      trials: [...earlier, ...this.trialLoads],
+      users,
       otherRuns: this.sweep?.live.filter((c) => c.state === 'running').map(describeContainer),
       removed: this.sweep?.removed.map(describeContainer),
     });
@@ -96,7 +113,11 @@ function reportSweep(s: Sweep, ui: Pick<Ui, 'info' | 'warn'>): void {
   const list = (cs: Sweep['removed']) => cs.map(describeContainer).join('; ');
   if (s.removed.length) ui.info(`Removed ${s.removed.length} broker container(s) left by runs whose process is gone: ${list(s.removed)}`);
   const running = s.live.filter((c) => c.state === 'running');
-  if (running.length) ui.info(`${running.length} broker container(s) of other runs still going are running on this machine and take CPU and memory from this run's measurements (left alone): ${list(running)}`);
+  if (running.length)
+    ui.info(`${running.length} broker container(s) of other runs still going are running on this machine and take CPU and memory from this run's measurements (left alone): ${list(running)}`);
   const unknown = s.unknown.filter((c) => c.state === 'running' || c.state === 'paused');
-  if (unknown.length) ui.info(`${unknown.length} rabbitmq-perf-gate container(s) without an owner on this host (started by an older version, or from another host) are running (left alone; remove them with docker rm -f once no run uses them): ${list(unknown)}`);
+  if (unknown.length)
+    ui.info(
+      `${unknown.length} rabbitmq-perf-gate container(s) without an owner on this host (started by an older version, or from another host) are running (left alone; remove them with docker rm -f once no run uses them): ${list(unknown)}`,
+    );
 }

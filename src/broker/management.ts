@@ -47,13 +47,19 @@ export class ManagementClient {
       });
     } catch (err) {
       const c = (err as { cause?: { code?: string; message?: string } }).cause;
-      const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : c?.code ?? c?.message ?? (err as Error).message;
-      throw new GateError(`management API at ${this.base} is unreachable (${cause})`, { field: 'management-url' },
-        'enable the rabbitmq_management plugin and point management-url at its port (default 15672)');
+      const cause = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (c?.code ?? c?.message ?? (err as Error).message);
+      throw new GateError(
+        `management API at ${this.base} is unreachable (${cause})`,
+        { field: 'management-url' },
+        'enable the rabbitmq_management plugin and point management-url at its port (default 15672)',
+      );
     }
     if (res.status === 401) {
-      throw new GateError(`management API at ${this.base} rejected the credentials (401)`, { field: 'management-url' },
-        'put a user with the administrator tag in the URL, e.g. http://user:pass@host:15672');
+      throw new GateError(
+        `management API at ${this.base} rejected the credentials (401)`,
+        { field: 'management-url' },
+        'put a user with the administrator tag in the URL, e.g. http://user:pass@host:15672',
+      );
     }
     if (!res.ok && !(method === 'DELETE' && res.status === 404)) {
       const text = (await res.text()).slice(0, 300);
@@ -64,10 +70,8 @@ export class ManagementClient {
   }
 
   async identity(): Promise<BrokerIdentity> {
-    const overview = await this.request<{ rabbitmq_version?: string; erlang_version?: string; product_version?: string }>(
-      'GET', '/api/overview');
-    const nodes = await this.request<Array<{ name: string; mem_used?: number; mem_limit?: number; processors?: number }>>(
-      'GET', '/api/nodes');
+    const overview = await this.request<{ rabbitmq_version?: string; erlang_version?: string; product_version?: string }>('GET', '/api/overview');
+    const nodes = await this.request<Array<{ name: string; mem_used?: number; mem_limit?: number; processors?: number }>>('GET', '/api/nodes');
     return {
       rabbitmqVersion: overview.rabbitmq_version ?? overview.product_version ?? 'unknown',
       erlangVersion: overview.erlang_version ?? 'unknown',

@@ -41,9 +41,15 @@ async function beamPid(container: string): Promise<number> {
     if (!/^\d+$/.test(d)) continue;
     const stat = await readFile(`/proc/${d}/stat`, 'utf8').catch(() => '');
     const m = /^(\d+) \((.*)\) \S+ (\d+)/.exec(stat);
-    if (m) { parent.set(Number(m[1]), Number(m[3])); comm.set(Number(m[1]), m[2]); }
+    if (m) {
+      parent.set(Number(m[1]), Number(m[3]));
+      comm.set(Number(m[1]), m[2]);
+    }
   }
-  const descends = (pid: number) => { for (let p: number | undefined = pid; p && p > 1; p = parent.get(p)) if (p === root) return true; return false; };
+  const descends = (pid: number) => {
+    for (let p: number | undefined = pid; p && p > 1; p = parent.get(p)) if (p === root) return true;
+    return false;
+  };
   const beam = [...comm].find(([pid, c]) => c === 'beam.smp' && descends(pid));
   if (!beam) throw new Error(`no beam.smp process in container ${container}`);
   return beam[0];
@@ -65,7 +71,10 @@ export function profileContainer(container: string): ProfileSession {
         const pid = await beamPid(container);
         const dir = await mkdtemp(join(tmpdir(), 'perf-gate-profile-'));
         const child = spawn('perf', ['record', '-F', String(FREQUENCY), '-g', '-p', String(pid), '-o', join(dir, 'perf.data')], { stdio: 'ignore' });
-        const done = new Promise<number | null>((resolve) => { child.on('close', resolve); child.on('error', () => resolve(null)); });
+        const done = new Promise<number | null>((resolve) => {
+          child.on('close', resolve);
+          child.on('error', () => resolve(null));
+        });
         return { pid, dir, child, done };
       })();
       recording.catch(() => undefined);
@@ -77,9 +86,19 @@ export function profileContainer(container: string): ProfileSession {
       const code = await Promise.race([done, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 15_000))]);
       if (code === 'timeout') child.kill('SIGKILL');
       // The JIT's symbol map, where perf looks for it: /tmp/perf-<pid as perf saw it>.map.
-      const nspid = (await readFile(`/proc/${pid}/status`, 'utf8')).match(/^NSpid:\s+(.*)$/m)?.[1].trim().split(/\s+/).at(-1) ?? String(pid);
+      const nspid =
+        (await readFile(`/proc/${pid}/status`, 'utf8'))
+          .match(/^NSpid:\s+(.*)$/m)?.[1]
+          .trim()
+          .split(/\s+/)
+          .at(-1) ?? String(pid);
       const map = `/tmp/perf-${pid}.map`;
-      const copied = nspid !== String(pid) && await copyFile(`/proc/${pid}/root/tmp/perf-${nspid}.map`, map).then(() => true, () => false);
+      const copied =
+        nspid !== String(pid) &&
+        (await copyFile(`/proc/${pid}/root/tmp/perf-${nspid}.map`, map).then(
+          () => true,
+          () => false,
+        ));
       try {
         const r = await run('perf', ['script', '-F', 'comm,tid,ip,sym', '-i', join(dir, 'perf.data')], 120_000);
         if (r.code !== 0) throw new Error(`perf script failed: ${r.stderr.trim().split('\n').at(-1)}`);

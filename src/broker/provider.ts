@@ -46,4 +46,3 @@ export interface NodeRestart {
   /** The node did not stop within the grace period and was killed: the start was a crash recovery. */
   killed: boolean;
 }
-

@@ -21,8 +21,11 @@ async function timedRabbitCall(name: string, fun: 'stop' | 'start', timeoutMs: n
   const r = await cli.exec(name, ['rabbitmqctl', 'eval', `{T, R} = timer:tc(rabbit, ${fun}, []), {T, R}.`], timeoutMs);
   const m = /\{(\d+),\s*ok\}/.exec(r.output);
   if (r.code !== 0 || !m) {
-    throw new GateError(`rabbit:${fun}() on ${name} did not return ok (exit code ${r.code}): ${r.output.slice(-300)}`, { field: 'image' },
-      'see the container log; the target is removed at the end of the run');
+    throw new GateError(
+      `rabbit:${fun}() on ${name} did not return ok (exit code ${r.code}): ${r.output.slice(-300)}`,
+      { field: 'image' },
+      'see the container log; the target is removed at the end of the run',
+    );
   }
   return Number(m[1]) / 1e6;
 }
@@ -52,8 +55,11 @@ export async function restartContainer(name: string, ready: () => Promise<void>,
   const stopSeconds = seconds(t0);
   const state = await cli.containerState(name);
   if (!state || state.running) {
-    throw new GateError(`container ${name} ${state ? 'was still running' : 'was gone'} after docker stop`, { field: 'image' },
-      'see the docker daemon log; the target is removed at the end of the run');
+    throw new GateError(
+      `container ${name} ${state ? 'was still running' : 'was gone'} after docker stop`,
+      { field: 'image' },
+      'see the docker daemon log; the target is removed at the end of the run',
+    );
   }
   // 137: SIGKILL after the grace period (or the OOM killer); RabbitMQ exits 0 on SIGTERM.
   const killed = state.exitCode === 137 || stopSeconds >= graceSeconds;

@@ -23,7 +23,9 @@ function keepUrl(url: string): string {
 }
 
 function maskTarget(t: TargetSpec): TargetSpec {
-  return t.kind === 'docker' ? { ...t, env: Object.fromEntries(Object.entries(t.env ?? {}).map(([k, v]) => [k, maskValue(k, v)])) } : { ...t, amqpUrl: keepUrl(t.amqpUrl), managementUrl: keepUrl(t.managementUrl) };
+  return t.kind === 'docker'
+    ? { ...t, env: Object.fromEntries(Object.entries(t.env ?? {}).map(([k, v]) => [k, maskValue(k, v)])) }
+    : { ...t, amqpUrl: keepUrl(t.amqpUrl), managementUrl: keepUrl(t.managementUrl) };
 }
 
 /** What a report that stopped early records for a resume. */
@@ -37,8 +39,11 @@ export function resumedTargets(r: ResumeRecord, file: string): { candidate: Targ
   const open = (t: TargetSpec): TargetSpec => {
     if (t.kind === 'docker') return { ...t, env: unmaskEnv(t.env ?? {}) };
     if (/:\*\*\*@/.test(t.amqpUrl) || /:\*\*\*@/.test(t.managementUrl)) {
-      throw new GateError(`the interrupted run's broker URL (${t.amqpUrl}) had a password, which reports never keep`, { file, field: '--resume' },
-        'give --broker-url (and --management-url) again together with --resume');
+      throw new GateError(
+        `the interrupted run's broker URL (${t.amqpUrl}) had a password, which reports never keep`,
+        { file, field: '--resume' },
+        'give --broker-url (and --management-url) again together with --resume',
+      );
     }
     return t;
   };
@@ -68,8 +73,11 @@ export function checkSameBrokers(prior: RunReport, now: TargetInfo[], file: stri
   });
   if (prior.targets.length !== now.length) changes.unshift(`the interrupted run measured ${prior.targets.length} target(s), this one ${now.length}`);
   if (changes.length) {
-    throw new GateError(`these are not the brokers the interrupted run measured: ${changes.join('; ')}`, { file, field: '--resume' },
-      'resume with the same images, config files and settings (or none: the recorded ones are used), or start a new run');
+    throw new GateError(
+      `these are not the brokers the interrupted run measured: ${changes.join('; ')}`,
+      { file, field: '--resume' },
+      'resume with the same images, config files and settings (or none: the recorded ones are used), or start a new run',
+    );
   }
 }
 
@@ -80,8 +88,11 @@ export function keptTrials(prior: RunReport, plan: PlannedTrial[], file: string)
   for (const t of kept) {
     const p = plan[t.order];
     if (!p || p.scenario.id !== t.scenario || p.target !== t.target || p.trial !== t.trial) {
-      throw new GateError(`its trial ${t.order + 1} (${t.scenario} on ${t.target}, #${t.trial + 1}) is not where the resumed run's plan puts it`, { file, field: '--resume' },
-        'the report was edited or written by another version: start a new run');
+      throw new GateError(
+        `its trial ${t.order + 1} (${t.scenario} on ${t.target}, #${t.trial + 1}) is not where the resumed run's plan puts it`,
+        { file, field: '--resume' },
+        'the report was edited or written by another version: start a new run',
+      );
     }
   }
   return new Map(kept.map((t) => [t.order, t]));

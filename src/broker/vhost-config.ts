@@ -7,8 +7,19 @@
 // Node-wide settings (rabbitmq.conf, advanced.config, env, feature flags, plugins) need nothing.
 import type { ManagementClient } from './management';
 
-interface Policy { name: string; pattern: string; definition: Record<string, unknown>; 'apply-to'?: string; priority?: number }
-interface TopicPermission { user: string; exchange: string; write: string; read: string }
+interface Policy {
+  name: string;
+  pattern: string;
+  definition: Record<string, unknown>;
+  'apply-to'?: string;
+  priority?: number;
+}
+interface TopicPermission {
+  user: string;
+  exchange: string;
+  write: string;
+  read: string;
+}
 
 export interface VhostConfig {
   /** The vhost it was read from. */
@@ -72,7 +83,10 @@ export function describeVhostConfig(c: VhostConfig): string {
   const parts = [
     c.policies.length && `policies ${c.policies.map((p) => p.name).join(', ')}`,
     c.operatorPolicies.length && `operator policies ${c.operatorPolicies.map((p) => p.name).join(', ')}`,
-    Object.keys(c.limits).length && `limits ${Object.entries(c.limits).map(([k, n]) => `${k}=${n}`).join(', ')}`,
+    Object.keys(c.limits).length &&
+      `limits ${Object.entries(c.limits)
+        .map(([k, n]) => `${k}=${n}`)
+        .join(', ')}`,
     c.topicPermissions.length && `topic permissions of ${c.topicPermissions.map((t) => t.user).join(', ')}`,
     c.defaultQueueType && `default queue type ${c.defaultQueueType}`,
   ].filter(Boolean);

@@ -43,26 +43,38 @@ export async function bisectCommand(v: Values): Promise<number> {
   const log = terminalUi({});
   let report: BisectReport;
   try {
-    report = await bisectSession({
-      definition: {
-        images, range, scenarios, duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0),
-        looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'), repetitions: numberOpt('repetitions', v.repetitions, 1, true),
-        attempts: numberOpt('attempts', v.attempts, 1, true),
+    report = await bisectSession(
+      {
+        definition: {
+          images,
+          range,
+          scenarios,
+          duration: numberOpt('duration', v.duration, 1),
+          warmup: numberOpt('warmup', v.warmup, 0),
+          looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'),
+          repetitions: numberOpt('repetitions', v.repetitions, 1, true),
+          attempts: numberOpt('attempts', v.attempts, 1, true),
+        },
+        stateFile,
+        timeLimitMinutes,
+        seed: numberOpt('seed', v.seed, 0, true),
+        runId: runIdFromEnv(),
+        signal: controller.signal,
       },
-      stateFile, timeLimitMinutes, seed: numberOpt('seed', v.seed, 0, true), runId: runIdFromEnv(), signal: controller.signal,
-    }, {
-      runAb: async (o) => {
-        const ui = terminalUi({ [o.candidate.id]: o.candidate.label, [o.reference.id]: o.reference.label });
-        try {
-          return await runPipeline(o, ui);
-        } finally {
-          ui.stop();
-        }
+      {
+        runAb: async (o) => {
+          const ui = terminalUi({ [o.candidate.id]: o.candidate.label, [o.reference.id]: o.reference.label });
+          try {
+            return await runPipeline(o, ui);
+          } finally {
+            ui.stop();
+          }
+        },
+        candidateFailed: (e) => candidateCouldNotStart(e),
+        log: (m) => log.info(m),
+        describe: describeError,
       },
-      candidateFailed: (e) => candidateCouldNotStart(e),
-      log: (m) => log.info(m),
-      describe: describeError,
-    });
+    );
   } finally {
     log.stop();
     process.off('SIGINT', abort);

@@ -12,8 +12,13 @@ export function listCommand(v: Values): number {
     const repetitions = defaultRepetitions(scenarios);
     const ab = abEstimate(scenarios, p.pairs, p.looks);
     return {
-      name: p.name, description: p.description, scenarios: scenarios.map((s) => s.id),
-      repetitions, secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], repetitions, 1))), abRepetitions: ab.pairs, abSeconds: ab.seconds,
+      name: p.name,
+      description: p.description,
+      scenarios: scenarios.map((s) => s.id),
+      repetitions,
+      secondsPerTarget: Math.round(estimateSeconds(buildPlan(scenarios, ['candidate'], repetitions, 1))),
+      abRepetitions: ab.pairs,
+      abSeconds: ab.seconds,
       ...(ab.looks ? { abLooks: ab.looks, abSecondsFirstLook: ab.firstSeconds, abSecondsCap: ab.capSeconds } : {}),
     };
   });
@@ -28,11 +33,15 @@ export function listCommand(v: Values): number {
   }
   const lines = ['Presets:'];
   for (const p of presets) {
-    lines.push(`  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), `
-      + (p.abLooks ? `~${Math.ceil(p.abSecondsFirstLook! / 60)}–${Math.ceil(p.abSecondsCap! / 60)} min A/B (sequential, ${p.abLooks[0]}–${p.abLooks.at(-1)} pairs; fixed ${p.abRepetitions} pairs ~${Math.ceil(p.abSeconds / 60)} min)`
-        : `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs)`) + ` — ${p.description}`);
+    lines.push(
+      `  ${p.name.padEnd(10)} ${String(p.scenarios.length).padStart(3)} scenarios, ~${Math.ceil(p.secondsPerTarget / 60)} min alone (${p.repetitions} trials), ` +
+        (p.abLooks
+          ? `~${Math.ceil(p.abSecondsFirstLook! / 60)}–${Math.ceil(p.abSecondsCap! / 60)} min A/B (sequential, ${p.abLooks[0]}–${p.abLooks.at(-1)} pairs; fixed ${p.abRepetitions} pairs ~${Math.ceil(p.abSeconds / 60)} min)`
+          : `~${Math.ceil(p.abSeconds / 60)} min A/B (${p.abRepetitions} pairs)`) +
+        ` — ${p.description}`,
+    );
   }
-  lines.push('', 'Scenarios (warm-up + measured seconds; ×N: variants over the file\'s axes):');
+  lines.push('', "Scenarios (warm-up + measured seconds; ×N: variants over the file's axes):");
   for (const s of scenarios) {
     const text = s.description.replace(/\s+/g, ' ');
     const short = text.length > 80 ? `${text.slice(0, 79).replace(/\s+\S*$/, '')}…` : text;
@@ -42,4 +51,3 @@ export function listCommand(v: Values): number {
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }
-

@@ -44,8 +44,11 @@ export async function nightlyCommand(v: Values): Promise<number> {
   if (read.status === 'unusable') throw read.error;
   const stored = read.status === 'ok' ? read.baseline : undefined;
   if (!reference && !stored?.anchor) {
-    throw new GateError(`nightly compares tonight's image pair by pair with a fixed reference broker, and ${baselineFile} ${stored ? 'records no broker to start again' : 'does not exist'}`,
-      { file: baselineFile, field: '--baseline-file' }, 'refresh a baseline once on the reference image (rabbitmq-perf-gate refresh --image IMG), or give --baseline-image');
+    throw new GateError(
+      `nightly compares tonight's image pair by pair with a fixed reference broker, and ${baselineFile} ${stored ? 'records no broker to start again' : 'does not exist'}`,
+      { file: baselineFile, field: '--baseline-file' },
+      'refresh a baseline once on the reference image (rabbitmq-perf-gate refresh --image IMG), or give --baseline-image',
+    );
   }
   const controller = new AbortController();
   const abort = () => controller.abort();
@@ -54,13 +57,25 @@ export async function nightlyCommand(v: Values): Promise<number> {
   const ui = terminalUi(Object.fromEntries([candidate, reference].filter((t) => t).map((t) => [t!.id, t!.label])));
   let report: RunReport;
   try {
-    report = await runPipeline({
-      scenarios, candidate, reference, mode: 'check', stored, signal: controller.signal, runId: runIdFromEnv(),
-      repetitions: numberOpt('repetitions', v.repetitions, 1, true), seed: numberOpt('seed', v.seed, 0, true),
-      duration: numberOpt('duration', v.duration, 1), warmup: numberOpt('warmup', v.warmup, 0),
-      timeLimitSeconds: (numberOpt('time-limit', v['time-limit'], 0) ?? DEFAULTS.timeLimitMinutes) * 60,
-      sequential: !v['no-sequential'], looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'),
-    }, ui);
+    report = await runPipeline(
+      {
+        scenarios,
+        candidate,
+        reference,
+        mode: 'check',
+        stored,
+        signal: controller.signal,
+        runId: runIdFromEnv(),
+        repetitions: numberOpt('repetitions', v.repetitions, 1, true),
+        seed: numberOpt('seed', v.seed, 0, true),
+        duration: numberOpt('duration', v.duration, 1),
+        warmup: numberOpt('warmup', v.warmup, 0),
+        timeLimitSeconds: (numberOpt('time-limit', v['time-limit'], 0) ?? DEFAULTS.timeLimitMinutes) * 60,
+        sequential: !v['no-sequential'],
+        looks: v.looks === undefined ? undefined : parseLooks(v.looks, '--looks'),
+      },
+      ui,
+    );
   } finally {
     ui.stop();
     process.off('SIGINT', abort);
@@ -93,7 +108,8 @@ export function stepsCommand(file: string, v: Values): number {
   const last = h.entries.at(-1);
   // Every step in the series counts as new here: nothing is recorded.
   const d = detectSteps({ ...h, steps: [] }, last?.createdAt ?? new Date().toISOString(), {
-    minMagnitude: numberOpt('min-magnitude', v['min-magnitude'], 0), pValue: numberOpt('p-value', v['p-value'], 0),
+    minMagnitude: numberOpt('min-magnitude', v['min-magnitude'], 0),
+    pValue: numberOpt('p-value', v['p-value'], 0),
   });
   const summary = nightlySummary(d, file);
   if (v.json) process.stdout.write(JSON.stringify(summary, null, 1) + '\n');

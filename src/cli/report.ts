@@ -31,12 +31,17 @@ export function compareCommand(files: string[], v: Values): number {
     : { label: 'stored baseline', values: Object.fromEntries(Object.entries(b.baseline!.scenarios).map(([k, s]) => [k, s.metrics])) };
   const mismatch = candTarget ? fingerprintMismatch((refReport ?? b.baseline!).fingerprint, refTarget, cand.fingerprint, candTarget) : undefined;
   const judgement = judge({
-    scenarios: cand.scenarios, trials: cand.trials, candidate: { id: cand.candidate, ...candidate },
+    scenarios: cand.scenarios,
+    trials: cand.trials,
+    candidate: { id: cand.candidate, ...candidate },
     independent: { sample: reference, against: refId, mayNotFail: mismatch, what: `${a.file} compared with ${b.file}` },
-    judged: true, incomplete: cand.errors.some((e) => isRunScope(e.scope)),
+    judged: true,
+    incomplete: cand.errors.some((e) => isRunScope(e.scope)),
   });
   const report: RunReport = {
-    ...cand, mode: 'check', ...judgement,
+    ...cand,
+    mode: 'check',
+    ...judgement,
     // Two reports: both runs' judged trials side by side, so the HTML shows the A/B layout.
     targets: [...cand.targets.filter((t) => t.id === cand.candidate), ...(refReport && refTarget ? [{ ...refTarget, id: refId, label: reference.label }] : [])],
     trials: [...cand.trials.filter((t) => t.target === cand.candidate), ...(refReport ? refReport.trials.filter((t) => t.target === refReport.candidate).map((t) => ({ ...t, target: refId })) : [])],
@@ -44,4 +49,3 @@ export function compareCommand(files: string[], v: Values): number {
   emit(report, v, () => renderSummary(report, { name: 'rabbitmq-perf-gate' }));
   return report.verdict === 'fail' ? 1 : 0;
 }
-

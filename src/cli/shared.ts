@@ -105,15 +105,44 @@ Examples:
 `;
 
 const OPTIONS = {
-  scenarios: { type: 'string' }, 'broker-url': { type: 'string' }, 'management-url': { type: 'string' },
-  'broker-label': { type: 'string' }, image: { type: 'string' }, 'baseline-image': { type: 'string' },
-  target: { type: 'string' }, 'baseline-target': { type: 'string' },
-  'baseline-file': { type: 'string' }, repetitions: { type: 'string' }, duration: { type: 'string' },
-  warmup: { type: 'string' }, seed: { type: 'string' }, out: { type: 'string' }, resume: { type: 'string' },
-  images: { type: 'string' }, template: { type: 'string' }, range: { type: 'string' }, repo: { type: 'string' }, good: { type: 'string' }, bad: { type: 'string' },
-  state: { type: 'string' }, 'time-limit': { type: 'string' }, attempts: { type: 'string' }, 'history-file': { type: 'string' }, revision: { type: 'string' },
-  'min-magnitude': { type: 'string' }, 'p-value': { type: 'string' },
-  json: { type: 'boolean' }, html: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' }, 'no-freeze': { type: 'boolean' }, 'no-anchor': { type: 'boolean' }, looks: { type: 'string' }, 'no-sequential': { type: 'boolean' }, 'no-fail-fast': { type: 'boolean' }, 'flame-graph': { type: 'boolean' },
+  scenarios: { type: 'string' },
+  'broker-url': { type: 'string' },
+  'management-url': { type: 'string' },
+  'broker-label': { type: 'string' },
+  image: { type: 'string' },
+  'baseline-image': { type: 'string' },
+  target: { type: 'string' },
+  'baseline-target': { type: 'string' },
+  'baseline-file': { type: 'string' },
+  repetitions: { type: 'string' },
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'string' },
+  images: { type: 'string' },
+  template: { type: 'string' },
+  range: { type: 'string' },
+  repo: { type: 'string' },
+  good: { type: 'string' },
+  bad: { type: 'string' },
+  state: { type: 'string' },
+  'time-limit': { type: 'string' },
+  attempts: { type: 'string' },
+  'history-file': { type: 'string' },
+  revision: { type: 'string' },
+  'min-magnitude': { type: 'string' },
+  'p-value': { type: 'string' },
+  json: { type: 'boolean' },
+  html: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  'no-freeze': { type: 'boolean' },
+  'no-anchor': { type: 'boolean' },
+  looks: { type: 'string' },
+  'no-sequential': { type: 'boolean' },
+  'no-fail-fast': { type: 'boolean' },
+  'flame-graph': { type: 'boolean' },
 } as const;
 
 const RUN_OPTS = ['scenarios', 'broker-url', 'management-url', 'broker-label', 'image', 'target', 'baseline-file', 'repetitions', 'duration', 'warmup', 'seed', 'out', 'resume', 'json', 'html'];
@@ -124,7 +153,10 @@ export const COMMANDS: Record<string, { options: string[]; args: number }> = {
   report: { options: ['json', 'html'], args: 1 },
   list: { options: ['json'], args: 0 },
   cleanup: { options: ['json'], args: 0 },
-  bisect: { options: ['images', 'good', 'bad', 'template', 'range', 'repo', 'state', 'time-limit', 'attempts', 'scenarios', 'duration', 'warmup', 'looks', 'repetitions', 'seed', 'out', 'json', 'html'], args: 0 },
+  bisect: {
+    options: ['images', 'good', 'bad', 'template', 'range', 'repo', 'state', 'time-limit', 'attempts', 'scenarios', 'duration', 'warmup', 'looks', 'repetitions', 'seed', 'out', 'json', 'html'],
+    args: 0,
+  },
   nightly: { options: [...RUN_OPTS, 'baseline-image', 'history-file', 'revision', 'template', 'time-limit', 'looks', 'no-sequential'], args: 0 },
   steps: { options: ['min-magnitude', 'p-value', 'json'], args: 1 },
 };
@@ -153,5 +185,3 @@ export function emit(report: RunReport, v: Values, markdown: () => string): void
   else if (process.stdout.isTTY) process.stdout.write(terminalTable(report, colorAllowed(process.stdout)));
   else process.stdout.write(markdown());
 }
-
-

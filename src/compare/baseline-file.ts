@@ -22,7 +22,8 @@ export function windowMismatch(stored: Baseline, scenarios: readonly ScenarioSpe
   const diffs = scenarios.flatMap((s) => {
     const w = stored.scenarios[s.id]?.window;
     return w && (w.warmupSeconds !== s.warmupSeconds || w.durationSeconds !== s.durationSeconds)
-      ? [`${s.id} (${w.warmupSeconds}+${w.durationSeconds} s → ${s.warmupSeconds}+${s.durationSeconds} s)`] : [];
+      ? [`${s.id} (${w.warmupSeconds}+${w.durationSeconds} s → ${s.warmupSeconds}+${s.durationSeconds} s)`]
+      : [];
   });
   return diffs.length ? `the baseline's trials used another warm-up or window: ${diffs.join(', ')}` : undefined;
 }

@@ -48,9 +48,21 @@ function keyOf(d: BisectDefinition): string {
 export function newState(d: BisectDefinition, now = new Date()): BisectState {
   if (d.images.length < 2) throw new GateError('a bisect needs at least two images: the known-good end first, the known-bad end last', { field: 'images' });
   return {
-    schemaVersion: SCHEMA_VERSION, kind: BISECT_STATE_KIND, key: keyOf(d), createdAt: now.toISOString(), updatedAt: now.toISOString(),
-    images: d.images, scenarios: d.scenarios, duration: d.duration, warmup: d.warmup, looks: d.looks, repetitions: d.repetitions,
-    attempts: d.attempts ?? DEFAULT_ATTEMPTS, range: d.range, steps: [], seconds: 0,
+    schemaVersion: SCHEMA_VERSION,
+    kind: BISECT_STATE_KIND,
+    key: keyOf(d),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    images: d.images,
+    scenarios: d.scenarios,
+    duration: d.duration,
+    warmup: d.warmup,
+    looks: d.looks,
+    repetitions: d.repetitions,
+    attempts: d.attempts ?? DEFAULT_ATTEMPTS,
+    range: d.range,
+    steps: [],
+    seconds: 0,
   };
 }
 
@@ -76,11 +88,19 @@ export function openState(file: string, d: BisectDefinition): { state: BisectSta
   if (!data || data.kind !== BISECT_STATE_KIND || !Array.isArray(data.steps) || !Array.isArray(data.images)) {
     throw new GateError('this file is not a bisect state file', { file, field: 'state' }, 'give another --state path, or delete the file');
   }
-  if (data.schemaVersion > SCHEMA_VERSION) throw new GateError(`the bisect state file has schema version ${data.schemaVersion}, newer than this version understands`, { file, field: 'state' }, 'resume it with the release that wrote it, or delete it');
+  if (data.schemaVersion > SCHEMA_VERSION)
+    throw new GateError(
+      `the bisect state file has schema version ${data.schemaVersion}, newer than this version understands`,
+      { file, field: 'state' },
+      'resume it with the release that wrote it, or delete it',
+    );
   const fresh = newState(d);
   if (data.key !== fresh.key) {
-    throw new GateError(`the bisect state file belongs to another search (${data.images.length} images from ${data.images[0]?.image} to ${data.images.at(-1)?.image}, scenarios ${data.scenarios})`,
-      { file, field: 'state' }, 'delete it to start this search, or give this search its own --state file');
+    throw new GateError(
+      `the bisect state file belongs to another search (${data.images.length} images from ${data.images[0]?.image} to ${data.images.at(-1)?.image}, scenarios ${data.scenarios})`,
+      { file, field: 'state' },
+      'delete it to start this search, or give this search its own --state file',
+    );
   }
   return { state: { ...data, attempts: Math.max(data.attempts ?? DEFAULT_ATTEMPTS, d.attempts ?? 0) }, resumed: true };
 }
@@ -106,9 +126,19 @@ export function bisectStatus(s: BisectState): BisectStatus {
   const left = between.filter((i) => !skipped.has(i) && !exhausted.has(i));
   const verdicts = s.steps.filter((x) => x.outcome !== 'skipped').length;
   const inRange = (set: Set<number>) => between.filter((i) => set.has(i));
-  if (left.length) return { state: 'running', lastGood, firstBad, suspects: [...between, firstBad], skipped: [...skipped].sort((a, b) => a - b), undecided: [...exhausted].sort((a, b) => a - b), verdicts };
-  if (!between.length) return { state: 'found', lastGood, firstBad, culprit: firstBad, suspects: [firstBad], skipped: [...skipped].sort((a, b) => a - b), undecided: [...exhausted].sort((a, b) => a - b), verdicts };
-  return { state: 'ambiguous', lastGood, firstBad, suspects: [...inRange(skipped), ...inRange(exhausted), firstBad].sort((a, b) => a - b), skipped: [...skipped].sort((a, b) => a - b), undecided: [...exhausted].sort((a, b) => a - b), verdicts };
+  if (left.length)
+    return { state: 'running', lastGood, firstBad, suspects: [...between, firstBad], skipped: [...skipped].sort((a, b) => a - b), undecided: [...exhausted].sort((a, b) => a - b), verdicts };
+  if (!between.length)
+    return { state: 'found', lastGood, firstBad, culprit: firstBad, suspects: [firstBad], skipped: [...skipped].sort((a, b) => a - b), undecided: [...exhausted].sort((a, b) => a - b), verdicts };
+  return {
+    state: 'ambiguous',
+    lastGood,
+    firstBad,
+    suspects: [...inRange(skipped), ...inRange(exhausted), firstBad].sort((a, b) => a - b),
+    skipped: [...skipped].sort((a, b) => a - b),
+    undecided: [...exhausted].sort((a, b) => a - b),
+    verdicts,
+  };
 }
 
 /** The image to A/B next: the untested one nearest the middle of the last good and the first bad
@@ -149,11 +179,19 @@ export function stepFromReport(r: RunReport, index: number, image: string, attem
   const pairs = (c: Comparison) => Math.min(c.nBaseline, c.nCandidate);
   const undecided = gating.filter((c) => c.verdict === 'warn' || c.verdict === 'inconclusive');
   return {
-    index, image, attempt, outcome, verdict: r.verdict,
+    index,
+    image,
+    attempt,
+    outcome,
+    verdict: r.verdict,
     ...(head ? { scenario: head.scenario, metric: head.metric, ratio: head.ratio, ciLow: head.ciLow, ciHigh: head.ciHigh, pairs: pairs(head) } : {}),
     ...(r.sequential ? { looks: r.sequential.looks } : { repetitions: r.repetitions }),
-    seed: r.seed, seconds: Math.round(seconds), startedAt,
-    ...(outcome === 'undecided' ? { note: undecided.length ? `${undecided.map((c) => `${c.scenario} ${c.metric} ${c.verdict}`).join(', ')}: ${undecided[0].reason}` : `verdict ${r.verdict}: ${r.decidedBy}` } : {}),
+    seed: r.seed,
+    seconds: Math.round(seconds),
+    startedAt,
+    ...(outcome === 'undecided'
+      ? { note: undecided.length ? `${undecided.map((c) => `${c.scenario} ${c.metric} ${c.verdict}`).join(', ')}: ${undecided[0].reason}` : `verdict ${r.verdict}: ${r.decidedBy}` }
+      : {}),
     gating: gating.map((c) => ({ scenario: c.scenario, metric: c.metric, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, verdict: c.verdict, pairs: pairs(c) })),
   };
 }
@@ -202,13 +240,15 @@ export async function searchBisect(state: BisectState, deps: SearchDeps): Promis
     const index = nextProbe(s);
     if (index === undefined) return { state: s };
     const left = limitMs - (now() - started);
-    if (left < 1000) return { state: s, stopped: `the time limit of ${Math.round(limitMs / 60000 * 10) / 10} min was reached` };
+    if (left < 1000) return { state: s, stopped: `the time limit of ${Math.round((limitMs / 60000) * 10) / 10} min was reached` };
     const image = s.images[index].image;
     const attempt = 1 + s.steps.filter((x) => x.index === index && x.outcome === 'undecided').length;
     const design = stepDesign(deps.design, attempt);
     const st = bisectStatus(s);
-    deps.log(`Bisect step ${s.steps.length + 1}: ${image} (image ${index + 1} of ${s.images.length}; first bad between ${st.lastGood + 2} and ${st.firstBad + 1})`
-      + `${attempt > 1 ? `, attempt ${attempt}: undecided before, so again with ${design.looks ? `looks ${design.looks.join(', ')}` : `${design.repetitions} pairs`}` : ''}`);
+    deps.log(
+      `Bisect step ${s.steps.length + 1}: ${image} (image ${index + 1} of ${s.images.length}; first bad between ${st.lastGood + 2} and ${st.firstBad + 1})` +
+        `${attempt > 1 ? `, attempt ${attempt}: undecided before, so again with ${design.looks ? `looks ${design.looks.join(', ')}` : `${design.repetitions} pairs`}` : ''}`,
+    );
     const t0 = now();
     const startedAt = new Date(t0).toISOString();
     let report: RunReport;
@@ -301,16 +341,30 @@ export async function bisectSession(o: SessionOptions, deps: SessionDeps): Promi
   const folder = dirname(o.stateFile);
   const good = state.images[0].image;
   const { state: after, stopped } = await searchBisect(state, {
-    design, timeLimitSeconds: o.timeLimitMinutes * 60, signal: o.signal, log: deps.log, describe: deps.describe,
+    design,
+    timeLimitSeconds: o.timeLimitMinutes * 60,
+    signal: o.signal,
+    log: deps.log,
+    describe: deps.describe,
     candidateFailed: deps.candidateFailed,
     save: (x) => saveState(o.stateFile, x),
-    runAb: (req) => deps.runAb({
-      scenarios: d.scenarios, mode: 'check', sequential: true,
-      candidate: dockerTarget('candidate', req.image, req.image),
-      reference: dockerTarget('good-end', req.reference, `${good} (good end)`),
-      looks: req.looks, repetitions: req.repetitions, duration: d.duration, warmup: d.warmup,
-      seed: o.seed === undefined ? undefined : o.seed + req.step, timeLimitSeconds: req.timeLimitSeconds, signal: o.signal, runId: o.runId, cwd: o.cwd,
-    }),
+    runAb: (req) =>
+      deps.runAb({
+        scenarios: d.scenarios,
+        mode: 'check',
+        sequential: true,
+        candidate: dockerTarget('candidate', req.image, req.image),
+        reference: dockerTarget('good-end', req.reference, `${good} (good end)`),
+        looks: req.looks,
+        repetitions: req.repetitions,
+        duration: d.duration,
+        warmup: d.warmup,
+        seed: o.seed === undefined ? undefined : o.seed + req.step,
+        timeLimitSeconds: req.timeLimitSeconds,
+        signal: o.signal,
+        runId: o.runId,
+        cwd: o.cwd,
+      }),
     keepReport: (r, _step, n) => {
       const file = join(folder, 'bisect-steps', `step-${n}.json`);
       writeFileAtomic(file, JSON.stringify(r, null, 1) + '\n');
@@ -322,7 +376,13 @@ export async function bisectSession(o: SessionOptions, deps: SessionDeps): Promi
   const to = after.images[status.firstBad].commit;
   const commits = status.state !== 'running' && from && to && after.range?.repo ? await commitsBetween(after.range.repo, from, to) : undefined;
   return {
-    kind: 'rabbitmq-perf-gate/bisect', tool: { name: TOOL, version: TOOL_VERSION }, createdAt: new Date().toISOString(),
-    state: after, status, ...(stopped ? { stopped } : {}), ...(commits ? { commits } : {}), fingerprint: fingerprint(),
+    kind: 'rabbitmq-perf-gate/bisect',
+    tool: { name: TOOL, version: TOOL_VERSION },
+    createdAt: new Date().toISOString(),
+    state: after,
+    status,
+    ...(stopped ? { stopped } : {}),
+    ...(commits ? { commits } : {}),
+    fingerprint: fingerprint(),
   };
 }

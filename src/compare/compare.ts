@@ -47,7 +47,14 @@ export function trialsNeeded(tests: number, paired = false): number {
  *  correction would put significance out of reach (paired: same-run A/B; 8 for the pr preset's five
  *  metrics); for an A/B, at least the preset's `pairs` (24 for pr: what its power needs). */
 export function defaultRepetitions(scenarios: ScenarioSpec[], paired = false, pairs = 0): number {
-  return Math.max(5, trialsNeeded(scenarios.reduce((sum, s) => sum + s.gate.length, 0), paired), paired ? pairs : 0);
+  return Math.max(
+    5,
+    trialsNeeded(
+      scenarios.reduce((sum, s) => sum + s.gate.length, 0),
+      paired,
+    ),
+    paired ? pairs : 0,
+  );
 }
 
 export interface Sample {
@@ -134,10 +141,18 @@ function valuesByRound(trials: RunReport['trials'], target: string): Sample['val
 }
 
 /** Same-run A/B: the candidate's trials against the reference target's, paired by round. */
-export function compareSameRun(scenarios: ScenarioSpec[], trials: RunReport['trials'],
-  candidate: { id: string; label: string }, reference: { id: string; label: string }, level: Pick<CompareInput, 'alpha' | 'bonferroni'> = {}): Comparison[] {
+export function compareSameRun(
+  scenarios: ScenarioSpec[],
+  trials: RunReport['trials'],
+  candidate: { id: string; label: string },
+  reference: { id: string; label: string },
+  level: Pick<CompareInput, 'alpha' | 'bonferroni'> = {},
+): Comparison[] {
   return compareSamples({
-    scenarios, against: reference.id, paired: true, ...level,
+    scenarios,
+    against: reference.id,
+    paired: true,
+    ...level,
     candidate: { label: candidate.label, values: valuesByRound(trials, candidate.id) },
     reference: { label: reference.label, values: valuesByRound(trials, reference.id) },
   });
@@ -160,19 +175,40 @@ function compareMetric(s: ScenarioSpec, metric: string, xs: number[], ys: number
   const paired = input.paired === true;
   const [x, y] = paired ? pairsOf(xs, ys) : [xs, ys];
   const base: Comparison = {
-    scenario: s.id, metric, unit: def.unit, direction: def.direction, against: input.against,
-    baselineLabel: input.reference.label, candidateLabel: input.candidate.label,
-    nBaseline: x.length, nCandidate: y.length,
-    baselineMedian: x.length ? median(x) : null, candidateMedian: y.length ? median(y) : null,
-    ratio: null, ciLow: null, ciHigh: null, pValue: null, pAdjusted: null,
-    ...marginsFor(metric, s.tolerances, input.against === 'stored', s.margins), bound: null, answer: 'undecided', change: 'unknown', verdict: 'inconclusive', reason: '',
-    gating: s.gate.includes(metric), paired,
+    scenario: s.id,
+    metric,
+    unit: def.unit,
+    direction: def.direction,
+    against: input.against,
+    baselineLabel: input.reference.label,
+    candidateLabel: input.candidate.label,
+    nBaseline: x.length,
+    nCandidate: y.length,
+    baselineMedian: x.length ? median(x) : null,
+    candidateMedian: y.length ? median(y) : null,
+    ratio: null,
+    ciLow: null,
+    ciHigh: null,
+    pValue: null,
+    pAdjusted: null,
+    ...marginsFor(metric, s.tolerances, input.against === 'stored', s.margins),
+    bound: null,
+    answer: 'undecided',
+    change: 'unknown',
+    verdict: 'inconclusive',
+    reason: '',
+    gating: s.gate.includes(metric),
+    paired,
   };
   if (x.length < MIN_TRIALS || y.length < MIN_TRIALS) {
     const none = paired && xs.some(Number.isFinite) && ys.some(Number.isFinite) ? 'no round with valid trials on both sides' : '';
-    base.reason = none || (x.length === 0 ? `no ${input.reference.label} values for this metric`
-      : y.length === 0 ? 'no valid candidate trials for this metric'
-      : `too few valid ${paired ? 'pairs' : 'trials'} (n = ${x.length} + ${y.length}; at least ${MIN_TRIALS} per side needed)`);
+    base.reason =
+      none ||
+      (x.length === 0
+        ? `no ${input.reference.label} values for this metric`
+        : y.length === 0
+          ? 'no valid candidate trials for this metric'
+          : `too few valid ${paired ? 'pairs' : 'trials'} (n = ${x.length} + ${y.length}; at least ${MIN_TRIALS} per side needed)`);
     if (base.baselineMedian && base.candidateMedian) base.ratio = base.candidateMedian / base.baselineMedian;
     return base;
   }
@@ -215,7 +251,9 @@ function adjustAndDecide(cs: Comparison[], mayNotFail?: string, alpha = ALPHA, b
     c.pAdjusted = c.gating ? null : c.pValue;
   }
   const adjusted = bonferroni ? tested.map((c) => Math.min(1, c.pValue! * bonferroni)) : holm(tested.map((c) => c.pValue!));
-  tested.forEach((c, i) => { c.pAdjusted = adjusted[i]; });
+  tested.forEach((c, i) => {
+    c.pAdjusted = adjusted[i];
+  });
   for (const c of cs) {
     if (c.pValue === null || c.ratio === null || c.reason) continue;
     if (c.pAdjusted === null) c.pAdjusted = c.pValue;
@@ -253,8 +291,10 @@ export function decide(c: Comparison, mayNotFail?: string, alpha = ALPHA, bonfer
     why = `a regression: the whole CI lies beyond the ${pctText(c.tolerance)} tolerance in the bad direction`;
   } else if (significant && w > 1) {
     verdict = 'warn';
-    why = wHi <= margin ? `${ruledOut}, but significantly worse by ${pctText(shown(c, wLo))} to ${pctText(shown(c, wHi))}, not beyond the tolerance for certain`
-      : 'significantly worse, but the CI straddles the tolerance and reaches past the equivalence margin';
+    why =
+      wHi <= margin
+        ? `${ruledOut}, but significantly worse by ${pctText(shown(c, wLo))} to ${pctText(shown(c, wHi))}, not beyond the tolerance for certain`
+        : 'significantly worse, but the CI straddles the tolerance and reaches past the equivalence margin';
   } else if (c.ciLow === null || c.ciHigh === null) {
     verdict = 'inconclusive';
     why = 'not decided: no confidence interval could be formed (a value was zero or missing), so no regression is ruled out';
@@ -315,12 +355,11 @@ function moreTrialsHint(c: Comparison, limit: number): string {
   const n = c.paired ? c.nCandidate : Math.min(c.nBaseline, c.nCandidate);
   const unit = c.paired ? 'pairs' : 'trials per side';
   if (needed === null) return '';
-  return needed > 100 ? ` (deciding it would take over 100 ${unit}: widen the margin, or use a quieter runner)`
-    : ` (about ${needed} ${unit} would likely decide it; this run had ${n})`;
+  return needed > 100 ? ` (deciding it would take over 100 ${unit}: widen the margin, or use a quieter runner)` : ` (about ${needed} ${unit} would likely decide it; this run had ${n})`;
 }
 
 /** "90 % CI", or with `oneSided` the level of each end: "95 %". */
-const ciText = (alpha: number, oneSided = false) => oneSided ? `${+((1 - alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} %` : `${+((1 - 2 * alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} % CI`;
+const ciText = (alpha: number, oneSided = false) => (oneSided ? `${+((1 - alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} %` : `${+((1 - 2 * alpha) * 100).toFixed(alpha === ALPHA ? 0 : 1)} % CI`);
 
 function fmtP(p: number): string {
   return p < 0.001 ? p.toExponential(1) : p.toFixed(3);

@@ -35,16 +35,22 @@ export function readHistory(file: string): HistoryRead {
 }
 
 export function parseHistory(text: string, file: string): HistoryRead {
-  const bad = (message: string, fix = 'restore it from git history, or delete it to start a new history') => ({ status: 'unusable' as const, error: new GateError(message, { file, field: 'history-file' }, fix) });
+  const bad = (message: string, fix = 'restore it from git history, or delete it to start a new history') => ({
+    status: 'unusable' as const,
+    error: new GateError(message, { file, field: 'history-file' }, fix),
+  });
   let data: NightlyHistory;
   try {
     data = JSON.parse(text);
   } catch (e) {
     return bad(`the history file is not valid JSON (${(e as Error).message})`);
   }
-  if (!data || typeof data !== 'object' || data.kind !== HISTORY_KIND) return bad(`the history file is not a nightly history (no "kind": "${HISTORY_KIND}")`, 'give another history-file path, or delete the file');
-  if (typeof data.schemaVersion !== 'number' || data.schemaVersion > SCHEMA_VERSION) return bad(`the history file has schema version ${data.schemaVersion}, which this version does not understand`, 'upgrade the action to the release that wrote it');
-  if (!Array.isArray(data.entries) || data.entries.some((e) => !e || typeof e.createdAt !== 'string' || typeof e.medians !== 'object')) return bad('the history file\'s "entries" is not a list of nights with createdAt and medians');
+  if (!data || typeof data !== 'object' || data.kind !== HISTORY_KIND)
+    return bad(`the history file is not a nightly history (no "kind": "${HISTORY_KIND}")`, 'give another history-file path, or delete the file');
+  if (typeof data.schemaVersion !== 'number' || data.schemaVersion > SCHEMA_VERSION)
+    return bad(`the history file has schema version ${data.schemaVersion}, which this version does not understand`, 'upgrade the action to the release that wrote it');
+  if (!Array.isArray(data.entries) || data.entries.some((e) => !e || typeof e.createdAt !== 'string' || typeof e.medians !== 'object'))
+    return bad('the history file\'s "entries" is not a list of nights with createdAt and medians');
   for (const e of data.entries) {
     for (const [s, ms] of Object.entries(e.ratios ?? {})) {
       for (const [m, r] of Object.entries(ms)) if (!r || !Number.isFinite(r.ratio) || !(r.ratio > 0)) return bad(`the night of ${e.createdAt} has a ratio for ${s}/${m} that is not a positive number`);
@@ -77,11 +83,18 @@ export function nightlyEntry(r: RunReport, o: { commit?: string; runUrl?: string
   const cand = r.targets.find((t) => t.id === r.candidate);
   const ref = paired.length ? r.targets.find((t) => t.id === paired[0].against) : undefined;
   return {
-    createdAt: r.createdAt, ...(o.commit ? { commit: o.commit } : {}), medians, gate,
-    ...(cand?.image ? { image: cand.image } : {}), ...(cand?.imageId ? { imageId: cand.imageId } : {}), ...(o.revision ? { revision: o.revision } : {}),
+    createdAt: r.createdAt,
+    ...(o.commit ? { commit: o.commit } : {}),
+    medians,
+    gate,
+    ...(cand?.image ? { image: cand.image } : {}),
+    ...(cand?.imageId ? { imageId: cand.imageId } : {}),
+    ...(o.revision ? { revision: o.revision } : {}),
     ...(ref ? { reference: { image: ref.image ?? ref.label, ...(ref.imageId ? { imageId: ref.imageId } : {}), label: ref.label } } : {}),
     ...(paired.length ? { ratios } : {}),
-    verdict: r.verdict, ...(o.runUrl ? { runUrl: o.runUrl } : {}), ...(o.note ? { note: o.note } : {}),
+    verdict: r.verdict,
+    ...(o.runUrl ? { runUrl: o.runUrl } : {}),
+    ...(o.note ? { note: o.note } : {}),
   };
 }
 

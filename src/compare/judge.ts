@@ -75,7 +75,7 @@ export function judge(i: JudgeInput): Judgement {
     decidedBy: decidedBy + (i.suffix ?? ''),
     verdict: judged === 'pass' && i.incomplete ? 'inconclusive' : judged,
     // A run stopped early is never green: what did not run was not ruled out.
-    ...(i.judged ? { answer: answer === 'no-regression' && i.incomplete ? 'undecided' as const : answer } : {}),
+    ...(i.judged ? { answer: answer === 'no-regression' && i.incomplete ? ('undecided' as const) : answer } : {}),
     ...countChanges(comparisons),
   };
 }

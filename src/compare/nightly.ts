@@ -13,7 +13,13 @@ import { appendNight, nightlyEntry, writeHistory } from './history-file';
 /** Two reports of one step may place it a night or two apart as more nights arrive. */
 const SAME_STEP_NIGHTS = 2;
 
-interface RawSeries { scenario: string; metric: string; series: 'ratio' | 'median'; nights: number[]; values: number[] }
+interface RawSeries {
+  scenario: string;
+  metric: string;
+  series: 'ratio' | 'median';
+  nights: number[];
+  values: number[];
+}
 
 /** The series to search: every gating metric of the newest night, as ratios when it has them. */
 export function historySeries(h: NightlyHistory): RawSeries[] {
@@ -61,13 +67,18 @@ export function detectSteps(h: NightlyHistory, foundAt: string, options: ChangeP
     const dir = metricDef(s.metric).direction;
     const steps = found.map((p) => {
       const step: NightlyStep = {
-        scenario: s.scenario, metric: s.metric, series: s.series,
-        before: h.entries[s.nights[p.index - 1]].createdAt, at: h.entries[s.nights[p.index]].createdAt,
-        magnitude: p.magnitude, worse: dir === 'higher' ? p.magnitude < 0 : p.magnitude > 0, pValue: p.pValue, foundAt,
+        scenario: s.scenario,
+        metric: s.metric,
+        series: s.series,
+        before: h.entries[s.nights[p.index - 1]].createdAt,
+        at: h.entries[s.nights[p.index]].createdAt,
+        magnitude: p.magnitude,
+        worse: dir === 'higher' ? p.magnitude < 0 : p.magnitude > 0,
+        pValue: p.pValue,
+        foundAt,
       };
       const at = s.nights[p.index];
-      const seen = known.find((k) => k.scenario === s.scenario && k.metric === s.metric && k.series === s.series
-        && index.has(k.at) && Math.abs(index.get(k.at)! - at) <= SAME_STEP_NIGHTS);
+      const seen = known.find((k) => k.scenario === s.scenario && k.metric === s.metric && k.series === s.series && index.has(k.at) && Math.abs(index.get(k.at)! - at) <= SAME_STEP_NIGHTS);
       if (!seen) newSteps.push(step);
       // Shown where the nights now place it (more nights place it better), found when first reported.
       return { ...step, foundAt: seen?.foundAt ?? foundAt, index: p.index, isNew: !seen };
@@ -76,8 +87,11 @@ export function detectSteps(h: NightlyHistory, foundAt: string, options: ChangeP
       const e = h.entries[i];
       const r = s.series === 'ratio' ? e.ratios![s.scenario][s.metric] : undefined;
       return {
-        createdAt: e.createdAt, value: r ? r.ratio : e.medians[s.scenario][s.metric],
-        ...(r ? { ciLow: r.ciLow, ciHigh: r.ciHigh } : {}), ...(e.image ? { image: e.image } : {}), ...(e.revision ? { revision: e.revision } : {}),
+        createdAt: e.createdAt,
+        value: r ? r.ratio : e.medians[s.scenario][s.metric],
+        ...(r ? { ciLow: r.ciLow, ciHigh: r.ciHigh } : {}),
+        ...(e.image ? { image: e.image } : {}),
+        ...(e.revision ? { revision: e.revision } : {}),
       };
     });
     return { scenario: s.scenario, metric: s.metric, series: s.series, points, steps };
@@ -100,23 +114,28 @@ export function bisectSuggestion(step: NightlyStep, h: NightlyHistory, o: { temp
   const scenarios = o.scenarios ?? step.scenario;
   if (before?.revision && after?.revision && o.template) {
     return {
-      scenario: step.scenario, metric: step.metric,
+      scenario: step.scenario,
+      metric: step.metric,
       command: `rabbitmq-perf-gate bisect --template ${shellQuote(o.template)} --range ${before.revision}..${after.revision} --repo PATH/TO/CHECKOUT --scenarios ${shellQuote(scenarios)}`,
       note: `or the action with mode: bisect, bisect-template: ${o.template}, bisect-range: ${before.revision}..${after.revision}, scenarios: ${scenarios} (from workflow_dispatch)`,
     };
   }
   const img = (e?: NightlyEntry) => (e ? `${e.image ?? '?'}${e.imageId ? `@${e.imageId.replace(/^sha256:/, '').slice(0, 12)}` : ''}` : '?');
   return {
-    scenario: step.scenario, metric: step.metric,
+    scenario: step.scenario,
+    metric: step.metric,
     command: `rabbitmq-perf-gate bisect --images ${shellQuote(`${before?.image ?? 'GOOD'},…,${after?.image ?? 'BAD'}`)} --scenarios ${shellQuote(scenarios)}`,
-    note: `the nights around it ran ${img(before)} and ${img(after)}; ${!before?.revision || !after?.revision ? 'record each night\'s source commit (input revision, or the image label org.opencontainers.image.revision)' : 'give an image template (input bisect-template)'} to get a git-range bisect command`,
+    note: `the nights around it ran ${img(before)} and ${img(after)}; ${!before?.revision || !after?.revision ? "record each night's source commit (input revision, or the image label org.opencontainers.image.revision)" : 'give an image template (input bisect-template)'} to get a git-range bisect command`,
   };
 }
 
 /** The nightly part of a run's report. */
 export function nightlySummary(d: Detection, file: string, o: { template?: string; scenarios?: string; notes?: string[] } = {}): NightlySummary {
   return {
-    file, nights: d.history.entries.length, series: d.series, newSteps: d.newSteps,
+    file,
+    nights: d.history.entries.length,
+    series: d.series,
+    newSteps: d.newSteps,
     bisect: d.newSteps.map((s) => bisectSuggestion(s, d.history, o)),
     notes: o.notes ?? [],
   };

@@ -32,7 +32,9 @@ export function signedRankExact(d: readonly number[]): SignedRankResult {
   if (nz.length === 0) return { v: 0, p: 1, nonZero: 0 };
   const ranks2 = doubledRanks(nz.map(Math.abs));
   let observed = 0;
-  nz.forEach((v, i) => { if (v > 0) observed += ranks2[i]; });
+  nz.forEach((v, i) => {
+    if (v > 0) observed += ranks2[i];
+  });
   const counts = signSumCounts(ranks2);
   return { v: observed / 2, p: twoSidedP(counts, observed), nonZero: nz.length };
 }
@@ -71,7 +73,7 @@ export function hodgesLehmannPairedRatio(x: readonly number[], y: readonly numbe
 function doubledRanks(a: readonly number[]): number[] {
   const idx = a.map((v, i) => ({ v, i })).sort((p, q) => p.v - q.v);
   const out = new Array<number>(a.length);
-  for (let start = 0; start < idx.length;) {
+  for (let start = 0; start < idx.length; ) {
     let end = start;
     while (end < idx.length && idx[end].v === idx[start].v) end++;
     const rank2 = 2 * start + (end - start) + 1; // doubled mean of ranks start+1 … end

@@ -141,12 +141,16 @@ export function sequentialDesign(looks: readonly number[], family: number, fixed
 
 /** The report's summary: where each scenario stopped, the trial time saved against the fixed design,
  *  and (fail-fast) which scenario's fail ended the run. */
-export function sequentialSummary(d: SequentialDesign, stopped: Map<string, number>, seconds: (scenarioId: string) => number,
-  failedFast?: SequentialSummary['failedFast']): SequentialSummary {
+export function sequentialSummary(d: SequentialDesign, stopped: Map<string, number>, seconds: (scenarioId: string) => number, failedFast?: SequentialSummary['failedFast']): SequentialSummary {
   let saved = 0;
   for (const [id, n] of stopped) saved += (d.fixedPairs - n) * 2 * seconds(id);
   return {
-    looks: d.looks, level: d.level, family: d.family, stopped: Object.fromEntries(stopped), fixedPairs: d.fixedPairs, savedSeconds: Math.round(saved),
+    looks: d.looks,
+    level: d.level,
+    family: d.family,
+    stopped: Object.fromEntries(stopped),
+    fixedPairs: d.fixedPairs,
+    savedSeconds: Math.round(saved),
     ...(failedFast ? { failedFast } : {}),
   };
 }
@@ -170,7 +174,10 @@ export class SequentialRun {
   /** Fail-fast: the scenario whose fail ended the run, and the look it failed at. */
   failedFast?: { scenario: string; pairs: number };
 
-  constructor(readonly design: SequentialDesign, readonly failFast = true) {}
+  constructor(
+    readonly design: SequentialDesign,
+    readonly failFast = true,
+  ) {}
 
   /** Whether round `trial` (0-based) of the scenario still runs. */
   runs(scenario: string, trial: number): boolean {
@@ -184,12 +191,18 @@ export class SequentialRun {
   /** A scenario's comparisons after `pairs` completed rounds, at the design's level (Bonferroni
    *  over the selection's family). */
   compareAt(scenario: ScenarioSpec, trials: RunReport['trials'], candidate: { id: string; label: string }, reference: { id: string; label: string }): Comparison[] {
-    return compareSameRun([scenario], trials.filter((t) => t.scenario === scenario.id), candidate, reference, { alpha: this.design.level, bonferroni: this.design.family });
+    return compareSameRun(
+      [scenario],
+      trials.filter((t) => t.scenario === scenario.id),
+      candidate,
+      reference,
+      { alpha: this.design.level, bonferroni: this.design.family },
+    );
   }
 
   /** Records a look of `scenario` after `pairs` pairs, given its comparisons there (compareAt). */
   look(scenario: string, pairs: number, comparisons: readonly Comparison[]): LookEvent {
-    const stop = decidedAtLook(comparisons) ? 'decided' as const : pairs >= this.design.looks.at(-1)! ? 'cap' as const : undefined;
+    const stop = decidedAtLook(comparisons) ? ('decided' as const) : pairs >= this.design.looks.at(-1)! ? ('cap' as const) : undefined;
     if (stop) this.stopped.set(scenario, pairs);
     const failFast = this.failFast && !this.failedFast && failedAtLook(comparisons);
     if (failFast) this.failedFast = { scenario, pairs };
@@ -217,6 +230,10 @@ export function abEstimate(scenarios: ScenarioSpec[], pairs?: number, looks?: re
   const fixed = defaultRepetitions(scenarios, true, pairs);
   const secs = (n: number) => Math.round(estimateSeconds(buildPlan(scenarios, ['candidate', 'reference'], n, 1)));
   if (!looks?.length) return { pairs: fixed, seconds: secs(fixed) };
-  const d = sequentialDesign(looks, scenarios.reduce((m, s) => m + s.gate.length, 0), fixed);
+  const d = sequentialDesign(
+    looks,
+    scenarios.reduce((m, s) => m + s.gate.length, 0),
+    fixed,
+  );
   return { pairs: fixed, seconds: secs(fixed), looks: d.looks, firstSeconds: secs(d.looks[0]), capSeconds: secs(d.looks.at(-1)!) };
 }

@@ -103,11 +103,7 @@ export function mannWhitneyNormal(x: readonly number[], y: readonly number[]): M
  * 1 − minAttainableP(n, m). The construction assumes continuous data; with ties its level
  * is approximate (R warns likewise). Returns null if a side is empty or holds a non-positive or non-finite value.
  */
-export function hodgesLehmannRatio(
-  x: readonly number[],
-  y: readonly number[],
-  confidence = 0.95,
-): RatioEstimate | null {
+export function hodgesLehmannRatio(x: readonly number[], y: readonly number[], confidence = 0.95): RatioEstimate | null {
   if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`hodgesLehmannRatio: confidence must be in (0, 1), got ${confidence}`);
   }
@@ -252,10 +248,7 @@ function binomial(n: number, k: number): number {
 function normalCdf(z: number): number {
   const a = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.5 * a);
-  const poly =
-    -1.26551223 +
-    t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 +
-    t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+  const poly = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
   const erfc = t * Math.exp(-a * a + poly);
   return z >= 0 ? 1 - erfc / 2 : erfc / 2;
 }

@@ -15,10 +15,7 @@ import { SCHEMA_VERSION, withScenarioKind } from '../schema/types';
 
 export type StoredKind = 'report' | 'baseline';
 export type Stored = { kind: 'report'; report: RunReport; baseline?: undefined } | { kind: 'baseline'; baseline: Baseline; report?: undefined };
-export type BaselineRead =
-  | { status: 'ok'; baseline: Baseline; migratedFrom?: number }
-  | { status: 'missing' }
-  | { status: 'unusable'; error: GateError };
+export type BaselineRead = { status: 'ok'; baseline: Baseline; migratedFrom?: number } | { status: 'missing' } | { status: 'unusable'; error: GateError };
 
 /** Larger files are refused unread (a report holds every trial's series: tens of MiB at most). */
 const MAX_BYTES = 256 * 1024 * 1024;
@@ -179,8 +176,7 @@ export function writeFileAtomic(file: string, content: string): void {
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
-    throw new GateError(`cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the previous file is untouched`,
-      { file }, 'check free disk space and permissions');
+    throw new GateError(`cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the previous file is untouched`, { file }, 'check free disk space and permissions');
   }
 }
 

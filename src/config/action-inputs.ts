@@ -88,7 +88,12 @@ export interface TargetInputs {
 
 function list(name: string): string[] | undefined {
   const raw = core.getInput(name);
-  return raw ? raw.split(/[\n,]/).map((x) => x.trim()).filter(Boolean) : undefined;
+  return raw
+    ? raw
+        .split(/[\n,]/)
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;
 }
 
 function targetInputs(): TargetInputs {
@@ -98,7 +103,9 @@ function targetInputs(): TargetInputs {
   const brokerImage = core.getInput('broker-image') || undefined;
   if (baselineImage && !brokerImage) throw new GateError('baseline-image needs broker-image', { field: 'baseline-image' }, 'set broker-image to the candidate image');
   return {
-    brokerImage, baselineImage, nodes,
+    brokerImage,
+    baselineImage,
+    nodes,
     brokerConfig: list('broker-config') ?? [],
     baselineConfig: list('baseline-config'),
     targetFile: core.getInput('target-file') || DEFAULTS.targetFile,
@@ -125,12 +132,22 @@ function githubInputs(mode: ActionMode): Pick<ActionSettings, 'report' | 'report
 function bisectInputs(mode: ActionMode): BisectInputs {
   const opt = (name: string) => (core.getInput(name) === '' ? undefined : core.getInput(name));
   const b: BisectInputs = {
-    images: opt('bisect-images'), template: opt('bisect-template'), range: opt('bisect-range'), repo: opt('bisect-repo'),
-    good: opt('bisect-good'), bad: opt('bisect-bad'), state: opt('bisect-state'), attempts: number('bisect-attempts', 1, true),
+    images: opt('bisect-images'),
+    template: opt('bisect-template'),
+    range: opt('bisect-range'),
+    repo: opt('bisect-repo'),
+    good: opt('bisect-good'),
+    bad: opt('bisect-bad'),
+    state: opt('bisect-state'),
+    attempts: number('bisect-attempts', 1, true),
     commentOn: number('comment-on', 1, true),
   };
   if (mode === 'bisect' && !b.images && !b.template && !b.range) {
-    throw new GateError('mode: bisect needs the images to search', { field: 'bisect-images' }, 'give bisect-images (oldest first: known good … known bad), or bisect-template with bisect-range GOOD..BAD');
+    throw new GateError(
+      'mode: bisect needs the images to search',
+      { field: 'bisect-images' },
+      'give bisect-images (oldest first: known good … known bad), or bisect-template with bisect-range GOOD..BAD',
+    );
   }
   return b;
 }

@@ -48,8 +48,7 @@ export function scaleRestart(r: RestartSpec, f: number, what: readonly Scalable[
   if (what.includes('messages')) r.messagesPerQueue = times(r.messagesPerQueue, f);
 }
 
-const STREAM_UNSUPPORTED = ['x-max-length', 'x-single-active-consumer', 'x-message-ttl', 'x-dead-letter-exchange',
-  'x-dead-letter-routing-key', 'x-overflow', 'x-max-in-memory-length', 'x-queue-mode'];
+const STREAM_UNSUPPORTED = ['x-max-length', 'x-single-active-consumer', 'x-message-ttl', 'x-dead-letter-exchange', 'x-dead-letter-routing-key', 'x-overflow', 'x-max-in-memory-length', 'x-queue-mode'];
 
 /** Turns a (classic, as written) workload into the given queue type, the way PerfTest's -qq / -sq do. */
 export function applyQueueType(w: WorkloadParams, t: QueueTypeAxis, notes: string[]): void {
@@ -110,7 +109,9 @@ export function expandAxes(base: ScenarioSpec, axes: Axes | undefined, order: st
       labels[LABEL.qos] = c.qos;
     }
     spec.axes = labels;
-    spec.id = `${base.id}[${Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',')}]`;
+    spec.id = `${base.id}[${Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}]`;
     spec.notes = notes.length ? notes : undefined;
     return spec;
   });

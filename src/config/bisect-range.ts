@@ -25,7 +25,14 @@ export interface BisectInput {
 }
 
 /** The option names as the front end spells them (CLI flags or action inputs). */
-export interface BisectFields { images: string; template: string; range: string; repo: string; good: string; bad: string }
+export interface BisectFields {
+  images: string;
+  template: string;
+  range: string;
+  repo: string;
+  good: string;
+  bad: string;
+}
 
 export const CLI_FIELDS: BisectFields = { images: '--images', template: '--template', range: '--range', repo: '--repo', good: '--good', bad: '--bad' };
 
@@ -40,7 +47,12 @@ const SHA = /\{sha(?::(\d+))?\}/g;
 export function checkTemplate(template: string, field: string): void {
   if (!template.trim()) throw new GateError('the image template is empty', { field }, 'give an image name with {sha} where the commit goes, e.g. my/rabbitmq:sha-{sha}');
   const matches = [...template.matchAll(SHA)];
-  if (!matches.length) throw new GateError(`the image template "${template}" has no {sha}`, { field }, 'put {sha} (the full commit) or {sha:N} (its first N characters) where the commit goes, e.g. my/rabbitmq:sha-{sha}');
+  if (!matches.length)
+    throw new GateError(
+      `the image template "${template}" has no {sha}`,
+      { field },
+      'put {sha} (the full commit) or {sha:N} (its first N characters) where the commit goes, e.g. my/rabbitmq:sha-{sha}',
+    );
   const other = template.replace(SHA, '').match(/\{[^}]*\}/);
   if (other) throw new GateError(`the image template has ${other[0]}, which is not a placeholder it knows`, { field }, 'use {sha} or {sha:N} only');
   for (const m of matches) if (m[1] !== undefined && !(Number(m[1]) >= 4 && Number(m[1]) <= 40)) throw new GateError(`${m[0]}: N must be between 4 and 40`, { field }, 'e.g. {sha:12}');
@@ -60,8 +72,7 @@ async function commitOf(repo: string, ref: string, field: string): Promise<strin
   try {
     return (await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
   } catch {
-    throw new GateError(`"${ref}" does not resolve to a commit in ${repo}`, { field },
-      'check the name, and fetch the history it is in (actions/checkout with fetch-depth: 0, or git fetch)');
+    throw new GateError(`"${ref}" does not resolve to a commit in ${repo}`, { field }, 'check the name, and fetch the history it is in (actions/checkout with fetch-depth: 0, or git fetch)');
   }
 }
 
@@ -85,11 +96,20 @@ async function fromRange(i: BisectInput, f: BisectFields): Promise<ResolvedImage
   const good = await commitOf(repo, goodRef, f.range);
   const bad = await commitOf(repo, badRef, f.range);
   if (good === bad) throw new GateError(`good and bad are the same commit (${good.slice(0, 12)})`, { field: f.range }, 'give a known-good commit older than the known-bad one');
-  const ordered = await run('git', ['-C', repo, 'merge-base', '--is-ancestor', good, bad]).then(() => true, () => false);
+  const ordered = await run('git', ['-C', repo, 'merge-base', '--is-ancestor', good, bad]).then(
+    () => true,
+    () => false,
+  );
   if (!ordered) {
-    const reversed = await run('git', ['-C', repo, 'merge-base', '--is-ancestor', bad, good]).then(() => true, () => false);
-    throw new GateError(reversed ? `the range is the wrong way round: ${badRef} is older than ${goodRef}` : `the range is unordered: ${goodRef} is not an ancestor of ${badRef}`,
-      { field: f.range }, reversed ? `swap them: ${badRef}..${goodRef}` : 'give a known-good commit that the known-bad one descends from');
+    const reversed = await run('git', ['-C', repo, 'merge-base', '--is-ancestor', bad, good]).then(
+      () => true,
+      () => false,
+    );
+    throw new GateError(
+      reversed ? `the range is the wrong way round: ${badRef} is older than ${goodRef}` : `the range is unordered: ${goodRef} is not an ancestor of ${badRef}`,
+      { field: f.range },
+      reversed ? `swap them: ${badRef}..${goodRef}` : 'give a known-good commit that the known-bad one descends from',
+    );
   }
   const lines = (await git(repo, ['log', '--first-parent', '--reverse', '--format=%H%x09%P%x09%s', `${good}..${bad}`])).split('\n').filter(Boolean);
   if (!lines.length) throw new GateError(`the range ${spec} is empty`, { field: f.range }, 'give a known-good commit older than the known-bad one');
@@ -98,8 +118,11 @@ async function fromRange(i: BisectInput, f: BisectFields): Promise<ResolvedImage
     return { sha, parent: parents.split(' ')[0], subject: subject.join('\t') };
   });
   if (commits[0].parent !== good) {
-    throw new GateError(`${goodRef} is not on ${badRef}'s first-parent line (it came in through a merge), so the images between them are not one ordered line`,
-      { field: f.range }, `use the merge commit that brought ${goodRef} in, or a commit on the main line, as the good end`);
+    throw new GateError(
+      `${goodRef} is not on ${badRef}'s first-parent line (it came in through a merge), so the images between them are not one ordered line`,
+      { field: f.range },
+      `use the merge commit that brought ${goodRef} in, or a commit on the main line, as the good end`,
+    );
   }
   const goodSubject = (await git(repo, ['log', '-1', '--format=%s', good])).trim();
   return {
@@ -110,7 +133,10 @@ async function fromRange(i: BisectInput, f: BisectFields): Promise<ResolvedImage
 
 /** An explicit list, cut to --good … --bad when given. */
 function fromList(i: BisectInput, f: BisectFields): ResolvedImages {
-  const list = i.images!.split(/[\n,]/).map((x) => x.trim()).filter(Boolean);
+  const list = i
+    .images!.split(/[\n,]/)
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (!list.length) throw new GateError('the image list is empty', { field: f.images }, 'give the images in order, the known-good first and the known-bad last');
   const at = (which: 'good' | 'bad', fallback: number): number => {
     const v = i[which]?.trim();
@@ -122,8 +148,14 @@ function fromList(i: BisectInput, f: BisectFields): ResolvedImages {
   };
   const g = at('good', 0);
   const b = at('bad', list.length - 1);
-  if (list.length === 1 || g === b || list[g] === list[b]) throw new GateError(`good and bad are the same image (${list[g]})`, { field: list.length === 1 ? f.images : f.bad }, 'give at least two images: the known-good end and the known-bad end');
-  if (g > b) throw new GateError(`the range is unordered: the known-good image (${list[g]}, position ${g + 1}) comes after the known-bad one (${list[b]}, position ${b + 1})`, { field: f.good }, 'list the images oldest first, or swap good and bad');
+  if (list.length === 1 || g === b || list[g] === list[b])
+    throw new GateError(`good and bad are the same image (${list[g]})`, { field: list.length === 1 ? f.images : f.bad }, 'give at least two images: the known-good end and the known-bad end');
+  if (g > b)
+    throw new GateError(
+      `the range is unordered: the known-good image (${list[g]}, position ${g + 1}) comes after the known-bad one (${list[b]}, position ${b + 1})`,
+      { field: f.good },
+      'list the images oldest first, or swap good and bad',
+    );
   const picked = list.slice(g, b + 1);
   const twice = picked.find((x, k) => picked.indexOf(x) !== k);
   if (twice) throw new GateError(`${twice} is in the list twice`, { field: f.images }, 'list each image once, in order');
@@ -134,13 +166,18 @@ function fromList(i: BisectInput, f: BisectFields): ResolvedImages {
 export async function resolveBisectImages(i: BisectInput, f: BisectFields = CLI_FIELDS): Promise<ResolvedImages> {
   const hasList = i.images !== undefined;
   if (hasList && (i.template !== undefined || i.range !== undefined)) {
-    throw new GateError(`cannot be combined with ${i.template !== undefined ? f.template : f.range}: both say which images to search`, { field: f.images }, 'keep the list, or the template with its range');
+    throw new GateError(
+      `cannot be combined with ${i.template !== undefined ? f.template : f.range}: both say which images to search`,
+      { field: f.images },
+      'keep the list, or the template with its range',
+    );
   }
   if (hasList) return fromList(i, f);
   if (i.template === undefined && i.range === undefined) throw new GateError('no images to search', { field: f.images }, `give ${f.images} (oldest first), or ${f.template} with ${f.range} GOOD..BAD`);
   if (i.template === undefined) throw new GateError(`${f.range} needs an image template`, { field: f.template }, `give ${f.template}, e.g. my/rabbitmq:sha-{sha}`);
   if (i.range === undefined) throw new GateError(`${f.template} needs a git range`, { field: f.range }, `give ${f.range} GOOD..BAD`);
-  if (i.good !== undefined || i.bad !== undefined) throw new GateError(`${f.range} already names the known-good and known-bad commits`, { field: i.good !== undefined ? f.good : f.bad }, `drop ${f.good} / ${f.bad}, or put them in ${f.range}`);
+  if (i.good !== undefined || i.bad !== undefined)
+    throw new GateError(`${f.range} already names the known-good and known-bad commits`, { field: i.good !== undefined ? f.good : f.bad }, `drop ${f.good} / ${f.bad}, or put them in ${f.range}`);
   return fromRange(i, f);
 }
 
@@ -149,10 +186,13 @@ export async function resolveBisectImages(i: BisectInput, f: BisectFields = CLI_
 export async function commitsBetween(repo: string, from: string, to: string, max = 50): Promise<{ range: string; count: number; list: Array<{ sha: string; subject: string }> } | undefined> {
   try {
     const count = Number((await git(repo, ['rev-list', '--count', `${from}..${to}`])).trim());
-    const list = (await git(repo, ['log', `--max-count=${max}`, '--format=%H%x09%s', `${from}..${to}`])).split('\n').filter(Boolean).map((l) => {
-      const [sha, ...subject] = l.split('\t');
-      return { sha, subject: subject.join('\t') };
-    });
+    const list = (await git(repo, ['log', `--max-count=${max}`, '--format=%H%x09%s', `${from}..${to}`]))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [sha, ...subject] = l.split('\t');
+        return { sha, subject: subject.join('\t') };
+      });
     return { range: `${from.slice(0, 12)}..${to.slice(0, 12)}`, count, list };
   } catch {
     return undefined;

@@ -31,7 +31,12 @@ export interface Preset {
 }
 
 /** A resolved `scenarios` input: its scenarios, the name to show, and a preset's A/B pairs and looks. */
-export interface Selection { name: string; scenarios: ScenarioSpec[]; pairs?: number; looks?: number[] }
+export interface Selection {
+  name: string;
+  scenarios: ScenarioSpec[];
+  pairs?: number;
+  looks?: number[];
+}
 
 let presetsValidator: ReturnType<Ajv['compile']> | undefined;
 
@@ -66,12 +71,18 @@ export function loadCatalogue(opts: LoadOptions = {}): ScenarioSpec[] {
 }
 
 function loadDir(dir: string, opts: LoadOptions): ScenarioSpec[] {
-  return readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'presets.yml').sort().flatMap((f) => loadScenarioFile(join(dir, f), opts));
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f) && f !== 'presets.yml')
+    .sort()
+    .flatMap((f) => loadScenarioFile(join(dir, f), opts));
 }
 
 /** Splits "a,b[size=1,queue=quorum],c" on the commas outside brackets. */
 export function splitIds(value: string): string[] {
-  return value.split(/,(?![^[\]]*\])/).map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(/,(?![^[\]]*\])/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Specs for catalogue ids: file ids give all their expansions, expanded ids one. */
@@ -79,19 +90,26 @@ function byIds(ids: string[], opts: LoadOptions): ScenarioSpec[] {
   const known = new Set(catalogueIds());
   const unknown = ids.filter((id) => !known.has(id.replace(/\[.*$/, '')));
   if (unknown.length) {
-    throw new GateError(`unknown preset or scenario "${unknown.join('", "')}"`, { field: 'scenarios' },
-      `use a preset (${loadPresets().map((p) => p.name).join(', ')}), a scenario id (${[...known].join(', ')}), or a path to a scenario file`);
+    throw new GateError(
+      `unknown preset or scenario "${unknown.join('", "')}"`,
+      { field: 'scenarios' },
+      `use a preset (${loadPresets()
+        .map((p) => p.name)
+        .join(', ')}), a scenario id (${[...known].join(', ')}), or a path to a scenario file`,
+    );
   }
   const cache = new Map<string, ScenarioSpec[]>();
   const fileSpecs = (base: string) => cache.get(base) ?? cache.set(base, loadScenarioFile(catalogueFile(base), opts)).get(base)!;
-  return dedupe(ids.flatMap((id) => {
-    const base = id.replace(/\[.*$/, '');
-    const specs = fileSpecs(base);
-    if (id === base) return specs;
-    const one = specs.find((s) => s.id === id);
-    if (!one) throw new GateError(`scenario file ${base} has no "${id}"`, { field: 'scenarios' }, `use one of ${specs.map((s) => s.id).join(', ')}`);
-    return [one];
-  }));
+  return dedupe(
+    ids.flatMap((id) => {
+      const base = id.replace(/\[.*$/, '');
+      const specs = fileSpecs(base);
+      if (id === base) return specs;
+      const one = specs.find((s) => s.id === id);
+      if (!one) throw new GateError(`scenario file ${base} has no "${id}"`, { field: 'scenarios' }, `use one of ${specs.map((s) => s.id).join(', ')}`);
+      return [one];
+    }),
+  );
 }
 
 /**
@@ -103,7 +121,9 @@ export function resolveScenarios(value: string, cwd = process.cwd(), opts: LoadO
   const preset = loadPresets().find((p) => p.name === v);
   if (preset) {
     const scenarios = byIds(preset.scenarios, opts).map((s) => ({
-      ...s, warmupSeconds: preset.warmup ?? s.warmupSeconds, durationSeconds: preset.duration ?? s.durationSeconds,
+      ...s,
+      warmupSeconds: preset.warmup ?? s.warmupSeconds,
+      durationSeconds: preset.duration ?? s.durationSeconds,
       tolerances: preset.tolerance === undefined ? s.tolerances : { ...s.tolerances, ...Object.fromEntries(s.gate.map((m) => [m, preset.tolerance!])) },
       ...(preset.margin === undefined ? {} : { margins: { ...s.margins, ...Object.fromEntries(s.gate.map((m) => [m, preset.margin!])) } }),
     }));

@@ -12,8 +12,11 @@ export function lineDiff(a: string, b: string, context = 2): string {
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && x[i] === y[j]) { ops.push([' ', x[i]]); i++; j++; }
-    else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push(['-', x[i++]]);
+    if (i < n && j < m && x[i] === y[j]) {
+      ops.push([' ', x[i]]);
+      i++;
+      j++;
+    } else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push(['-', x[i++]]);
     else ops.push(['+', y[j++]]);
   }
   const keep = ops.map((o, k) => o[0] !== ' ' || ops.slice(Math.max(0, k - context), k + context + 1).some((p) => p[0] !== ' '));

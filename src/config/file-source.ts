@@ -18,10 +18,11 @@ export interface FileSource {
 export function workingTree(root: string): FileSource {
   return {
     name: 'working tree',
-    read: async (path) => readFile(resolve(root, path)).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT' || e.code === 'EISDIR') return undefined;
-      throw e;
-    }),
+    read: async (path) =>
+      readFile(resolve(root, path)).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT' || e.code === 'EISDIR') return undefined;
+        throw e;
+      }),
   };
 }
 

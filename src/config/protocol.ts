@@ -34,29 +34,52 @@ export function protocolDefaults(name: ProtocolName, w: WorkloadParams): Protoco
 
 /** PerfTest workload fields no protocol driver implements (src/workload/protocols/): set to
  *  anything but PerfTest's default, they are an error rather than silently ignored. */
-const UNSUPPORTED: Array<keyof WorkloadParams> = ['queuePattern', 'exchangeType', 'routingKey', 'mandatory', 'nack', 'multiAckEvery',
-  'autoAck', 'consumerStartDelay', 'predeclared', 'messageProperties', 'exclusive'];
+const UNSUPPORTED: Array<keyof WorkloadParams> = [
+  'queuePattern',
+  'exchangeType',
+  'routingKey',
+  'mandatory',
+  'nack',
+  'multiAckEvery',
+  'autoAck',
+  'consumerStartDelay',
+  'predeclared',
+  'messageProperties',
+  'exclusive',
+];
 
 export function parseProtocol(raw: RawProtocol, w: WorkloadParams, at: (pointer: string, field: string) => Where): ProtocolSpec {
   for (const k of Object.keys(raw) as Array<keyof RawProtocol>) {
     if (k !== 'name' && !FIELDS[raw.name].includes(k)) {
       const owner = (Object.keys(FIELDS) as ProtocolName[]).find((p) => FIELDS[p].includes(k));
-      throw new GateError(`protocol.${k} is ${owner ? `a ${owner} setting` : 'not a setting'}, not one of ${raw.name}`, at(`/protocol/${k}`, `protocol.${k}`),
-        FIELDS[raw.name].length ? `${raw.name} takes ${FIELDS[raw.name].join(', ')}` : `${raw.name} takes no settings besides name`);
+      throw new GateError(
+        `protocol.${k} is ${owner ? `a ${owner} setting` : 'not a setting'}, not one of ${raw.name}`,
+        at(`/protocol/${k}`, `protocol.${k}`),
+        FIELDS[raw.name].length ? `${raw.name} takes ${FIELDS[raw.name].join(', ')}` : `${raw.name} takes no settings besides name`,
+      );
     }
   }
   const spec = { ...protocolDefaults(raw.name, w), ...raw } as ProtocolSpec;
   if (w.producers === 0 && w.consumers > 0 && (spec.name === 'amqp-1.0' || (spec.name === 'stream' && spec.offset === 'first')) && spec.backlog === 0) {
-    throw new GateError(`consumers with no producers need a backlog to read${spec.name === 'stream' ? ' from the stream\'s first offset' : ''}`, at('/protocol/backlog', 'protocol.backlog'),
-      'set protocol.backlog to more messages than the consumers read in warm-up + window');
+    throw new GateError(
+      `consumers with no producers need a backlog to read${spec.name === 'stream' ? " from the stream's first offset" : ''}`,
+      at('/protocol/backlog', 'protocol.backlog'),
+      'set protocol.backlog to more messages than the consumers read in warm-up + window',
+    );
   }
   if (spec.name === 'mqtt' && spec.idleConnections > 0 && (w.producers > 0 || w.consumers > 0)) {
-    throw new GateError('an idle-connection scenario measures memory per connection, with no producers or consumers', at('/protocol/idleConnections', 'protocol.idleConnections'),
-      'add -x 0 -y 0 to perf-test, or drop idleConnections');
+    throw new GateError(
+      'an idle-connection scenario measures memory per connection, with no producers or consumers',
+      at('/protocol/idleConnections', 'protocol.idleConnections'),
+      'add -x 0 -y 0 to perf-test, or drop idleConnections',
+    );
   }
   if (spec.name === 'stream' && spec.filterValues > 0 && w.consumers > spec.filterValues) {
-    throw new GateError(`${w.consumers} consumers but ${spec.filterValues} filter values: consumer j asks for value j mod ${spec.filterValues}, so some would share one`,
-      at('/protocol/filterValues', 'protocol.filterValues'), 'give at least as many filter values as consumers');
+    throw new GateError(
+      `${w.consumers} consumers but ${spec.filterValues} filter values: consumer j asks for value j mod ${spec.filterValues}, so some would share one`,
+      at('/protocol/filterValues', 'protocol.filterValues'),
+      'give at least as many filter values as consumers',
+    );
   }
   return spec;
 }
@@ -69,8 +92,7 @@ export function checkProtocolWorkload(spec: Extract<ScenarioSpec, { kind: 'proto
   const defaults = perfTestDefaults(spec.workload.queue);
   for (const k of UNSUPPORTED) {
     if (JSON.stringify(spec.workload[k]) !== JSON.stringify(defaults[k])) {
-      throw new GateError(`workload.${k} has no equivalent over ${spec.protocol.name} in this tool (${spec.id})`, where,
-        `remove the flag that sets ${k}, or run the workload over AMQP 0-9-1 only`);
+      throw new GateError(`workload.${k} has no equivalent over ${spec.protocol.name} in this tool (${spec.id})`, where, `remove the flag that sets ${k}, or run the workload over AMQP 0-9-1 only`);
     }
   }
 }

@@ -6,7 +6,22 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document } from 'yaml';
-import type { ChurnScenario, ChurnSpec, ImportScenario, ImportSpec, MessagingScenario, PhaseSpec, PhasesScenario, ProtocolScenario, RestartScenario, RestartSpec, ScenarioKind, ScenarioSpec, SetupSpec, WorkloadParams } from '../schema/types';
+import type {
+  ChurnScenario,
+  ChurnSpec,
+  ImportScenario,
+  ImportSpec,
+  MessagingScenario,
+  PhaseSpec,
+  PhasesScenario,
+  ProtocolScenario,
+  RestartScenario,
+  RestartSpec,
+  ScenarioKind,
+  ScenarioSpec,
+  SetupSpec,
+  WorkloadParams,
+} from '../schema/types';
 import { CHURN_METRIC, DEFAULT_GATE, isKnownMetric } from '../metrics/definitions';
 import { isEvidence } from '../metrics/evidence';
 import { GateError, type Where } from '../schema/errors';
@@ -15,9 +30,21 @@ import { applyQueueType, DEFAULT_SCALED, expandAxes, scaleImport, scaleRestart, 
 import { packagePath } from './paths';
 import { checkProtocolWorkload, parseProtocol, type RawProtocol } from './protocol';
 
-interface RawWorkload { 'perf-test'?: string; workload?: Partial<WorkloadParams> }
-interface RawPhase extends RawWorkload { role: PhaseSpec['role']; keepPublishing?: boolean }
-interface RawPolicy { name: string; pattern: string; definition: Record<string, unknown>; 'apply-to'?: SetupSpec['policies'][number]['applyTo']; priority?: number }
+interface RawWorkload {
+  'perf-test'?: string;
+  workload?: Partial<WorkloadParams>;
+}
+interface RawPhase extends RawWorkload {
+  role: PhaseSpec['role'];
+  keepPublishing?: boolean;
+}
+interface RawPolicy {
+  name: string;
+  pattern: string;
+  definition: Record<string, unknown>;
+  'apply-to'?: SetupSpec['policies'][number]['applyTo'];
+  priority?: number;
+}
 interface RawScenario extends RawWorkload {
   id: string;
   description: string;
@@ -67,7 +94,10 @@ export function parseYaml(text: string, file: string): { doc: Document; lines: L
 
 /** Line of the node at a JSON pointer (e.g. /workload/size), or of its parent when absent. */
 export function lineOf(doc: Document, lines: LineCounter, pointer: string, key?: string): number {
-  const path = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   for (let n = path.length; n >= 0; n--) {
     const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number]; items?: unknown[] } | undefined;
     if (!node?.range) continue;
@@ -85,10 +115,13 @@ function schemaError(e: ErrorObject, file: string, doc: Document, lines: LineCou
   const extra = e.keyword === 'additionalProperties' ? String(e.params.additionalProperty) : undefined;
   const field = [e.instancePath.slice(1).replace(/\//g, '.'), extra].filter(Boolean).join('.') || '(top level)';
   const line = lineOf(doc, lines, e.instancePath, extra);
-  const msg = extra ? `unknown field "${extra}"`
-    : e.keyword === 'required' ? `missing required field "${e.params.missingProperty}"`
-    : e.keyword === 'enum' ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
-    : e.message ?? 'is invalid';
+  const msg = extra
+    ? `unknown field "${extra}"`
+    : e.keyword === 'required'
+      ? `missing required field "${e.params.missingProperty}"`
+      : e.keyword === 'enum'
+        ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
+        : (e.message ?? 'is invalid');
   const fix = extra ? 'remove it or check its spelling against schema/scenario.schema.json' : 'see schema/scenario.schema.json';
   return new GateError(msg, { file, line, field }, fix);
 }
@@ -123,7 +156,11 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     let run: RunFlags = { notes: [] };
     if (r['perf-test']) run = applyPerfTestArgs(w, r['perf-test'], at(`${ptr}/perf-test`, `${ptr.slice(1).replace(/\//g, '.')}${ptr ? '.' : ''}perf-test`));
     if (run.exitWhen && !drain) {
-      throw new GateError('--exit-when only belongs in a drain phase (which always runs until the queues are empty)', at(`${ptr}/perf-test`, 'perf-test'), 'move the consuming command into `phases:` with role: drain');
+      throw new GateError(
+        '--exit-when only belongs in a drain phase (which always runs until the queues are empty)',
+        at(`${ptr}/perf-test`, 'perf-test'),
+        'move the consuming command into `phases:` with role: drain',
+      );
     }
     Object.assign(w, r.workload ?? {});
     if (r.workload?.queueArgs) w.queueArgs = { ...from.queueArgs, ...w.queueArgs, ...r.workload.queueArgs };
@@ -135,7 +172,8 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
   const { w: workload, run } = build(perfTestDefaults(raw.id), raw, '');
 
   const present = (['phases', 'churn', 'import', 'restart', 'protocol'] as const).filter((k) => raw[k] !== undefined);
-  if (present.length > 1) throw new GateError(`a scenario is one of phases, churn, import, restart or protocol, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
+  if (present.length > 1)
+    throw new GateError(`a scenario is one of phases, churn, import, restart or protocol, not ${present.join(' and ')}`, at(`/${present[1]}`, present[1]), 'split it into two files');
   const kind: ScenarioKind = (present[0] as ScenarioKind | undefined) ?? 'messaging';
 
   const phases = raw.phases?.map((p, i): PhaseSpec => {
@@ -143,18 +181,26 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
     const w = build(workload, p, ptr, p.role === 'drain').w;
     if (p.role !== (i === 0 ? 'fill' : 'drain')) throw new GateError('phases are a fill (publish), optionally followed by a drain (consume)', at(`${ptr}/role`, `phases.${i}.role`));
     if (p.role === 'fill' && w.consumers > 0) throw new GateError(`a fill phase publishes only, but it has ${w.consumers} consumers`, at(`${ptr}/perf-test`, `phases.${i}`), 'add -y 0');
-    if (p.role === 'drain' && w.producers > 0) throw new GateError(`a drain phase consumes only, but it has ${w.producers} producers`, at(`${ptr}/perf-test`, `phases.${i}`), 'add -x 0 (keepPublishing: true keeps the fill phase\'s producers running)');
+    if (p.role === 'drain' && w.producers > 0)
+      throw new GateError(
+        `a drain phase consumes only, but it has ${w.producers} producers`,
+        at(`${ptr}/perf-test`, `phases.${i}`),
+        "add -x 0 (keepPublishing: true keeps the fill phase's producers running)",
+      );
     if (p.role === 'drain' && w.consumers === 0) throw new GateError('a drain phase needs consumers', at(`${ptr}/perf-test`, `phases.${i}`), 'set -y');
     if (p.keepPublishing && p.role !== 'drain') throw new GateError('keepPublishing only applies to a drain phase', at(`${ptr}/keepPublishing`, `phases.${i}.keepPublishing`));
     const same = (['queue', 'queuePattern', 'queuePatternFrom', 'queuePatternTo'] as const).every((k) => w[k] === workload[k]);
-    if (!same) throw new GateError('every phase must use the scenario\'s queues (set -u / -qp on the top-level perf-test)', at(`${ptr}/perf-test`, `phases.${i}`));
+    if (!same) throw new GateError("every phase must use the scenario's queues (set -u / -qp on the top-level perf-test)", at(`${ptr}/perf-test`, `phases.${i}`));
     return { role: p.role, workload: w, keepPublishing: p.keepPublishing ?? false };
   });
 
   const churn: ChurnSpec | undefined = raw.churn && { object: raw.churn.object, durable: raw.churn.durable ?? false, concurrency: raw.churn.concurrency ?? 1 };
   const imp: ImportSpec | undefined = raw.import && {
-    queues: raw.import.queues, bindingsPerQueue: raw.import.bindingsPerQueue ?? 0, vhosts: raw.import.vhosts ?? 0,
-    queueType: raw.import.queueType ?? 'classic', reimport: raw.import.reimport ?? true,
+    queues: raw.import.queues,
+    bindingsPerQueue: raw.import.bindingsPerQueue ?? 0,
+    vhosts: raw.import.vhosts ?? 0,
+    queueType: raw.import.queueType ?? 'classic',
+    reimport: raw.import.reimport ?? true,
   };
   if (imp && imp.queues === 0 && imp.vhosts === 0) throw new GateError('an import needs queues, vhosts or both', at('/import/queues', 'import.queues'));
   const restart = raw.restart && parseRestart(raw.restart, at);
@@ -173,19 +219,33 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
 
   checkAxes(raw, kind, workload, phases, at);
   // The kind's own block (the parser checked above that at most one is present).
-  const own: KindFields = phases ? { kind: 'phases', phases } : churn ? { kind: 'churn', churn }
-    : imp ? { kind: 'import', import: imp } : restart ? { kind: 'restart', restart } : protocol ? { kind: 'protocol', protocol } : { kind: 'messaging' };
+  const own: KindFields = phases
+    ? { kind: 'phases', phases }
+    : churn
+      ? { kind: 'churn', churn }
+      : imp
+        ? { kind: 'import', import: imp }
+        : restart
+          ? { kind: 'restart', restart }
+          : protocol
+            ? { kind: 'protocol', protocol }
+            : { kind: 'messaging' };
   const gate = raw.gate ?? defaultGate(own, workload);
   for (const [i, id] of gate.entries()) {
     if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, at(`/gate/${i}`, 'gate'), 'use a metric id from docs/scenarios.md (src/metrics/definitions.ts)');
     if (isEvidence(id)) {
-      throw new GateError(`"${id}" is broker evidence: it explains a change next to the gating metrics and cannot gate itself`, at(`/gate/${i}`, 'gate'),
-        'gate on what the clients see (a rate or latency); the evidence is compared and shown anyway (docs/evidence.md)');
+      throw new GateError(
+        `"${id}" is broker evidence: it explains a change next to the gating metrics and cannot gate itself`,
+        at(`/gate/${i}`, 'gate'),
+        'gate on what the clients see (a rate or latency); the evidence is compared and shown anyway (docs/evidence.md)',
+      );
     }
   }
-  for (const key of ['tolerances', 'margins'] as const) for (const id of Object.keys(raw[key] ?? {})) {
-    if (!isKnownMetric(id)) throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, `/${key}`, id), field: `${key}.${id}` }, 'use a metric id from src/metrics/definitions.ts');
-  }
+  for (const key of ['tolerances', 'margins'] as const)
+    for (const id of Object.keys(raw[key] ?? {})) {
+      if (!isKnownMetric(id))
+        throw new GateError(`unknown metric "${id}"`, { file, line: lineOf(doc, lines, `/${key}`, id), field: `${key}.${id}` }, 'use a metric id from src/metrics/definitions.ts');
+    }
 
   const base: ScenarioSpec = {
     id: raw.id,
@@ -218,8 +278,13 @@ export function parseScenario(text: string, file: string, opts: LoadOptions = {}
 }
 
 /** The fields a scenario's kind adds: `kind` and its own block. */
-type KindFields = Pick<MessagingScenario, 'kind'> | Pick<PhasesScenario, 'kind' | 'phases'> | Pick<ChurnScenario, 'kind' | 'churn'>
-  | Pick<ImportScenario, 'kind' | 'import'> | Pick<RestartScenario, 'kind' | 'restart'> | Pick<ProtocolScenario, 'kind' | 'protocol'>;
+type KindFields =
+  | Pick<MessagingScenario, 'kind'>
+  | Pick<PhasesScenario, 'kind' | 'phases'>
+  | Pick<ChurnScenario, 'kind' | 'churn'>
+  | Pick<ImportScenario, 'kind' | 'import'>
+  | Pick<RestartScenario, 'kind' | 'restart'>
+  | Pick<ProtocolScenario, 'kind' | 'protocol'>;
 
 function defaultGate(own: KindFields, w: WorkloadParams): string[] {
   if (own.kind === 'phases') return ['fill_rate', 'drain_rate'];
@@ -233,15 +298,18 @@ function defaultGate(own: KindFields, w: WorkloadParams): string[] {
 /** The restart block with its defaults; only combinations that can come back are accepted. */
 function parseRestart(r: NonNullable<RawScenario['restart']>, at: (p: string, f: string) => Where): RestartSpec {
   const spec: RestartSpec = {
-    queues: r.queues, queueType: r.queueType ?? 'classic', durable: r.durable ?? true,
-    messagesPerQueue: r.messagesPerQueue ?? 0, messageSize: r.messageSize ?? 100, method: r.method ?? 'container',
+    queues: r.queues,
+    queueType: r.queueType ?? 'classic',
+    durable: r.durable ?? true,
+    messagesPerQueue: r.messagesPerQueue ?? 0,
+    messageSize: r.messageSize ?? 100,
+    method: r.method ?? 'container',
   };
   if (!spec.durable && spec.queueType === 'quorum') {
     throw new GateError('quorum queues are always durable', at('/restart/durable', 'restart.durable'), 'remove durable: false, or use queueType: classic');
   }
   if (!spec.durable && spec.messagesPerQueue > 0) {
-    throw new GateError('messages in transient queues do not survive a restart', at('/restart/messagesPerQueue', 'restart.messagesPerQueue'),
-      'set durable: true, or messagesPerQueue: 0');
+    throw new GateError('messages in transient queues do not survive a restart', at('/restart/messagesPerQueue', 'restart.messagesPerQueue'), 'set durable: true, or messagesPerQueue: 0');
   }
   return spec;
 }
@@ -273,7 +341,10 @@ function checkProtocolAxes(raw: RawScenario, kind: ScenarioKind, at: (p: string,
   }
   if (a.qos && (name !== 'mqtt' || a.protocol)) throw new GateError('qos is an axis of MQTT scenarios', at('/axes/qos', 'axes.qos'), 'set protocol: {name: mqtt} and no protocol axis');
   if (a.queueType && (name === 'stream' || name === 'mqtt' || a.protocol)) {
-    throw new GateError(`${a.protocol ? 'a protocol axis' : name} takes no queue type axis`, at('/axes/queueType', 'axes.queueType'),
-      'streams are streams, MQTT publishes to a topic; give AMQP 1.0 its queue type with -qq or x-queue-type');
+    throw new GateError(
+      `${a.protocol ? 'a protocol axis' : name} takes no queue type axis`,
+      at('/axes/queueType', 'axes.queueType'),
+      'streams are streams, MQTT publishes to a topic; give AMQP 1.0 its queue type with -qq or x-queue-type',
+    );
   }
 }

@@ -57,16 +57,18 @@ export async function loadTarget(source: FileSource, path: string, id: string): 
     const e = errors[0];
     const extra = e.keyword === 'additionalProperties' ? String(e.params.additionalProperty) : undefined;
     const field = [e.instancePath.slice(1).replace(/\//g, '.'), extra].filter(Boolean).join('.') || '(top level)';
-    throw new GateError(extra ? `unknown field "${extra}"` : e.message ?? 'is invalid', { file: where, line: lineOf(doc, lines, e.instancePath, extra), field },
-      'see schema/target.schema.json');
+    throw new GateError(extra ? `unknown field "${extra}"` : (e.message ?? 'is invalid'), { file: where, line: lineOf(doc, lines, e.instancePath, extra), field }, 'see schema/target.schema.json');
   }
   const raw = data as RawTarget;
   const files: Array<{ path: string; content: Buffer }> = [];
   for (const [i, p] of (raw.config ?? []).entries()) {
     const content = await source.read(p);
     if (!content) {
-      throw new GateError(`config file "${p}" referenced by the target does not exist in ${source.name}`,
-        { file: where, line: lineOf(doc, lines, `/config/${i}`), field: `config[${i}]` }, 'add the file or remove it from config:');
+      throw new GateError(
+        `config file "${p}" referenced by the target does not exist in ${source.name}`,
+        { file: where, line: lineOf(doc, lines, `/config/${i}`), field: `config[${i}]` },
+        'add the file or remove it from config:',
+      );
     }
     files.push({ path: p, content });
   }

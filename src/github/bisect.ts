@@ -34,15 +34,23 @@ export async function bisectMode(s: ActionSettings, ctx: RunContext, signal: Abo
   const runId = newRunId();
   core.saveState('run-id', runId);
   const stateFile = resolve(workspace, b.state ?? join(s.reportDir, 'bisect-state.json'));
-  const report = await bisectSession({
-    definition: { images, range, scenarios: s.scenarios, duration: s.duration, warmup: s.warmup, looks: s.looks, repetitions: s.repetitions, attempts: b.attempts },
-    stateFile, timeLimitMinutes: s.timeLimitMinutes, seed: s.seed, runId, cwd: workspace, signal,
-  }, {
-    runAb: (o) => core.group(`A/B of ${o.candidate.image} against ${o.reference.image}`, () => runPipeline(o, actionUi)),
-    candidateFailed: (e) => candidateCouldNotStart(e),
-    log: (m) => core.info(m),
-    describe: describeError,
-  });
+  const report = await bisectSession(
+    {
+      definition: { images, range, scenarios: s.scenarios, duration: s.duration, warmup: s.warmup, looks: s.looks, repetitions: s.repetitions, attempts: b.attempts },
+      stateFile,
+      timeLimitMinutes: s.timeLimitMinutes,
+      seed: s.seed,
+      runId,
+      cwd: workspace,
+      signal,
+    },
+    {
+      runAb: (o) => core.group(`A/B of ${o.candidate.image} against ${o.reference.image}`, () => runPipeline(o, actionUi)),
+      candidateFailed: (e) => candidateCouldNotStart(e),
+      log: (m) => core.info(m),
+      describe: describeError,
+    },
+  );
   const markdown = renderBisectMarkdown(report, { name: s.name, runUrl: ctx.runUrl });
   let file = resolve(workspace, s.reportDir, 'bisect.json');
   try {
@@ -61,7 +69,10 @@ export async function bisectMode(s: ActionSettings, ctx: RunContext, signal: Abo
   if (b.commentOn && s.comment !== 'never') await commentOn(b.commentOn, markdown, s, ctx);
   const headline = bisectHeadline(report);
   if (signal.aborted) core.setFailed(`The bisect was cancelled after ${report.state.steps.length} steps; run it again with the same inputs and ${stateFile} kept to resume.`);
-  else if (st.state === 'running') core.setFailed(`The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join(s.reportDir, 'bisect-state.json')} (actions/cache) and run it again to resume.`);
+  else if (st.state === 'running')
+    core.setFailed(
+      `The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join(s.reportDir, 'bisect-state.json')} (actions/cache) and run it again to resume.`,
+    );
   else if (st.state === 'ambiguous') core.warning(`bisect: ${headline}`, { title: 'rabbitmq-perf-gate bisect' });
   else core.notice(`bisect: ${headline}`, { title: 'rabbitmq-perf-gate bisect' });
   return report;

@@ -36,12 +36,17 @@ function rateLimited(e: unknown): boolean {
 export function apiError(what: string, e: unknown): GateError {
   const err = e as { status?: number; message?: string; response?: { headers?: Record<string, string> } };
   const after = err.response?.headers?.['retry-after'];
-  const fix = rateLimited(e) ? `GitHub rate-limited the token${after ? ` (retry-after: ${after} s)` : ''} and ${MAX_RETRIES} retries did not get through; re-run the job later`
-    : err.status === 403 ? 'give the job `permissions: pull-requests: write` (and `contents: write` for a baseline refresh); fork PRs get a read-only token: use the workflow_run comment mode'
-    : err.status === 401 ? 'check the github-token input'
-    : err.status === 404 ? 'check the repository, pull request or branch exist and the token can see them'
-    : err.status === 409 || err.status === 422 ? 'the branch or file changed meanwhile, or branch protection refused the write; re-run, or use refresh-commit: pr'
-    : undefined;
+  const fix = rateLimited(e)
+    ? `GitHub rate-limited the token${after ? ` (retry-after: ${after} s)` : ''} and ${MAX_RETRIES} retries did not get through; re-run the job later`
+    : err.status === 403
+      ? 'give the job `permissions: pull-requests: write` (and `contents: write` for a baseline refresh); fork PRs get a read-only token: use the workflow_run comment mode'
+      : err.status === 401
+        ? 'check the github-token input'
+        : err.status === 404
+          ? 'check the repository, pull request or branch exist and the token can see them'
+          : err.status === 409 || err.status === 422
+            ? 'the branch or file changed meanwhile, or branch protection refused the write; re-run, or use refresh-commit: pr'
+            : undefined;
   const message = String(err.message ?? 'unknown error').split(' - https://')[0];
   return new GateError(`could not ${what}: GitHub answered ${err.status ?? 'no status'} (${message})`, { field: 'github-token' }, fix);
 }

@@ -21,8 +21,11 @@ import { readReport } from '../compare/stored';
 import { trendChart } from './trend';
 
 const forged = (file: string, what: string): GateError =>
-  new GateError(`refusing to post this report: ${what}`, { file, field: 'report' },
-    'post only the artifact of the pull_request run that triggered this workflow_run (download it with run-id: github.event.workflow_run.id)');
+  new GateError(
+    `refusing to post this report: ${what}`,
+    { file, field: 'report' },
+    'post only the artifact of the pull_request run that triggered this workflow_run (download it with run-id: github.event.workflow_run.id)',
+  );
 
 export async function commentMode(s: ActionSettings, ctx: RunContext): Promise<Outcome> {
   const workspace = workspaceDir();
@@ -31,7 +34,11 @@ export async function commentMode(s: ActionSettings, ctx: RunContext): Promise<O
   const report = readReport(reportFile);
   const pr = readPrInfo(prFile);
   if (pr.name !== s.name) {
-    throw new GateError(`the report is from gate "${pr.name}" but this step posts gate "${s.name}"`, { file: prFile, field: 'name' }, 'give this step the same name input as the gate that wrote the report');
+    throw new GateError(
+      `the report is from gate "${pr.name}" but this step posts gate "${s.name}"`,
+      { file: prFile, field: 'name' },
+      'give this step the same name input as the gate that wrote the report',
+    );
   }
   const wr = trustedRun(ctx, prFile, pr);
   if (!ctx.owner || !ctx.repo) throw new GateError('GITHUB_REPOSITORY is not set, so there is no pull request to comment on', { field: 'mode' });
@@ -64,8 +71,11 @@ type TrustedRun = WorkflowRunInfo & { headSha: string; headRepo: string; headBra
 function trustedRun(ctx: RunContext, prFile: string, pr: PrInfo): TrustedRun {
   const wr = ctx.workflowRun;
   if (!wr) {
-    throw new GateError(`mode: comment runs only on a workflow_run event (this is ${ctx.eventName ?? 'no event'}): the pull request is decided from that event, never from the artifact alone`,
-      { field: 'mode' }, 'run mode: comment in a workflow triggered by `on: workflow_run` of the pull_request workflow (see docs/workflows.md)');
+    throw new GateError(
+      `mode: comment runs only on a workflow_run event (this is ${ctx.eventName ?? 'no event'}): the pull request is decided from that event, never from the artifact alone`,
+      { field: 'mode' },
+      'run mode: comment in a workflow triggered by `on: workflow_run` of the pull_request workflow (see docs/workflows.md)',
+    );
   }
   if (!wr.headSha || !wr.headRepo || !wr.headBranch) forgedError(prFile, 'the workflow_run event has no head repository, branch or sha to check the artifact against');
   if (wr.event && wr.event !== 'pull_request' && wr.event !== 'pull_request_target') forgedError(prFile, `the run that uploaded it was triggered by ${wr.event}, not by a pull request`);
@@ -96,6 +106,8 @@ async function verifyPullRequest(token: string, ctx: RunContext, wr: TrustedRun,
   if (head.repo !== wr.headRepo) forgedError(prFile, `${where} comes from ${head.repo ?? 'a deleted repository'}, but the run that uploaded the report built ${wr.headRepo}`);
   if (head.ref !== wr.headBranch) forgedError(prFile, `${where} is branch ${head.ref}, but the run that uploaded the report built branch ${wr.headBranch}`);
   if (head.sha === wr.headSha) return true;
-  core.warning(`${where} has moved on to ${head.sha.slice(0, 7)} since this report (${wr.headSha.slice(0, 7)}); not posting a stale result — the run of the new head will.`, { title: 'rabbitmq-perf-gate comment' });
+  core.warning(`${where} has moved on to ${head.sha.slice(0, 7)} since this report (${wr.headSha.slice(0, 7)}); not posting a stale result — the run of the new head will.`, {
+    title: 'rabbitmq-perf-gate comment',
+  });
   return false;
 }

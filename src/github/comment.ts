@@ -27,7 +27,10 @@ export interface CommentTarget {
 export async function findOurComment(octokit: Octokit, t: CommentTarget, marker: string): Promise<{ id: number; body: string } | undefined> {
   const login = await tokenLogin(octokit);
   const iterator = octokit.paginate.iterator(octokit.rest.issues.listComments, {
-    owner: t.owner, repo: t.repo, issue_number: t.issueNumber, per_page: 100,
+    owner: t.owner,
+    repo: t.repo,
+    issue_number: t.issueNumber,
+    per_page: 100,
   });
   for await (const page of iterator) {
     for (const c of page.data) {
@@ -37,13 +40,17 @@ export async function findOurComment(octokit: Octokit, t: CommentTarget, marker:
   return undefined;
 }
 
-
 /**
  * Creates or updates our comment. With 'on-change', a first comment is only created when the
  * verdict is not a plain pass; an existing comment is always kept current.
  */
 export async function upsertComment(
-  octokit: Octokit, t: CommentTarget, marker: string, body: string, mode: CommentMode, isNews: boolean,
+  octokit: Octokit,
+  t: CommentTarget,
+  marker: string,
+  body: string,
+  mode: CommentMode,
+  isNews: boolean,
 ): Promise<{ action: 'created' | 'updated' | 'skipped'; id?: number; url?: string }> {
   if (mode === 'never') return { action: 'skipped' };
   const existing = await findOurComment(octokit, t, marker);

@@ -60,7 +60,11 @@ export function readRunContext(env: NodeJS.ProcessEnv = process.env): RunContext
     baseSha: pr?.base?.sha,
     defaultBranch: event.repository?.default_branch,
     workflowRun: wr && {
-      id: wr.id, event: wr.event, headSha: wr.head_sha, headRepo: wr.head_repository?.full_name, headBranch: wr.head_branch,
+      id: wr.id,
+      event: wr.event,
+      headSha: wr.head_sha,
+      headRepo: wr.head_repository?.full_name,
+      headBranch: wr.head_branch,
       pullRequests: Array.isArray(wr.pull_requests) ? wr.pull_requests.map((p: { number?: unknown }) => p?.number).filter(Number.isSafeInteger) : [],
       htmlUrl: wr.html_url,
     },

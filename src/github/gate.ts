@@ -53,11 +53,13 @@ export const actionUi: Ui = {
   group: (name, fn) => core.group(name, fn),
   trialDone: (done: number, total: number, t: TrialResult, eta: number) => {
     const m = t.metrics;
-    const figures = ['published_rate', 'consumed_rate', 'latency_p99_ms'].filter((k) => k in m).map((k) => `${k}=${m[k]}`).join(' ');
+    const figures = ['published_rate', 'consumed_rate', 'latency_p99_ms']
+      .filter((k) => k in m)
+      .map((k) => `${k}=${m[k]}`)
+      .join(' ');
     core.info(`[${done}/${total}] ${t.scenario} on ${t.target} #${t.trial + 1}: ${t.valid ? figures : `INVALID (${t.invalidReason})`} — about ${Math.round(eta)} s left`);
   },
 };
-
 
 /** The stored baseline if it can be read; a missing one is a notice (unless quiet), a broken one an error annotation. */
 export function storedBaseline(file: string, quiet = false, read: BaselineRead = readBaseline(file)): Baseline | undefined {
@@ -94,7 +96,9 @@ async function baselineForRun(s: ActionSettings, ctx: RunContext, workspace: str
   }
   if (head && base?.equals(head)) return storedBaseline(file);
   if (head || base) {
-    core.notice(`This pull request ${base ? (head ? 'edits' : 'deletes') : 'adds'} ${path}: the check compares with the base commit's version (${source.name}), so a pull request cannot move its own baseline.`);
+    core.notice(
+      `This pull request ${base ? (head ? 'edits' : 'deletes') : 'adds'} ${path}: the check compares with the base commit's version (${source.name}), so a pull request cannot move its own baseline.`,
+    );
   }
   return storedBaseline(file, false, base ? parseBaseline(base.toString('utf8'), `${path} at ${ctx.baseSha.slice(0, 12)}`) : { status: 'missing' });
 }
@@ -108,16 +112,40 @@ export async function runMode(s: ActionSettings, ctx: RunContext, signal: AbortS
   const mode = s.mode === 'refresh' ? 'refresh' : 'check';
   if (s.shard) core.info(`Shard ${s.shard.index}/${s.shard.count}: running its balanced share of "${s.scenarios}".`);
   const targets = await chooseTargets(s, ctx, workspace);
-  const report = await runPipeline({
-    scenarios: s.scenarios, candidate: targets.candidate, reference: targets.reference, repetitions: s.repetitions, seed: s.seed, shard: s.shard,
-    mode, stored, duration: s.duration, warmup: s.warmup, cwd: workspace, runId, signal, targetNote: targets.note, targetDiff: targets.diff,
-    timeLimitSeconds: s.timeLimitMinutes * 60, anchor: s.anchoredBaseline,
-    sequential: s.sequential, failFast: s.failFast, looks: s.looks, flameGraph: s.flameGraph,
-  }, actionUi);
+  const report = await runPipeline(
+    {
+      scenarios: s.scenarios,
+      candidate: targets.candidate,
+      reference: targets.reference,
+      repetitions: s.repetitions,
+      seed: s.seed,
+      shard: s.shard,
+      mode,
+      stored,
+      duration: s.duration,
+      warmup: s.warmup,
+      cwd: workspace,
+      runId,
+      signal,
+      targetNote: targets.note,
+      targetDiff: targets.diff,
+      timeLimitSeconds: s.timeLimitMinutes * 60,
+      anchor: s.anchoredBaseline,
+      sequential: s.sequential,
+      failFast: s.failFast,
+      looks: s.looks,
+      flameGraph: s.flameGraph,
+    },
+    actionUi,
+  );
   const pub = await publishReport(report, s, ctx, stored?.history);
   const out: Outcome = {
-    report, reportFile: pub.json, decides: mode === 'check' && !s.shard, failed: pub.failed,
-    problem: runProblem(report), stoppedEarly: report.errors.some((e) => isRunScope(e.scope)) && !signal.aborted,
+    report,
+    reportFile: pub.json,
+    decides: mode === 'check' && !s.shard,
+    failed: pub.failed,
+    problem: runProblem(report),
+    stoppedEarly: report.errors.some((e) => isRunScope(e.scope)) && !signal.aborted,
   };
   if (signal.aborted) {
     // A cancelled job: what ran is in the report files and the job summary; no comment (a newer

@@ -17,36 +17,59 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
   const first = parts[0].report;
   const owner = new Map<string, string>();
   for (const { file, report } of parts) {
-    if (report.candidate !== first.candidate) throw new GateError(`${file} judges target "${report.candidate}", ${parts[0].file} judges "${first.candidate}"`, { file, field: 'reports' }, 'merge only shards of the same gate');
+    if (report.candidate !== first.candidate)
+      throw new GateError(`${file} judges target "${report.candidate}", ${parts[0].file} judges "${first.candidate}"`, { file, field: 'reports' }, 'merge only shards of the same gate');
     if (report.preset !== first.preset) note(`${file} ran scenarios "${report.preset}", ${parts[0].file} ran "${first.preset}"`);
     if (report.repetitions !== first.repetitions) note(`${file} ran ${report.repetitions} repetitions, ${parts[0].file} ran ${first.repetitions}`);
     for (const s of report.scenarios) {
       const prev = owner.get(s.id);
-      if (prev) throw new GateError(`scenario "${s.id}" is in both ${prev} and ${file}`, { file, field: 'reports' }, 'every scenario must run in exactly one shard: give the shards 1/n … n/n once each, and merge one run\'s reports only');
+      if (prev)
+        throw new GateError(
+          `scenario "${s.id}" is in both ${prev} and ${file}`,
+          { file, field: 'reports' },
+          "every scenario must run in exactly one shard: give the shards 1/n … n/n once each, and merge one run's reports only",
+        );
       owner.set(s.id, file);
     }
   }
   const reports = parts.map((p) => p.report);
   const scenarios = reports.flatMap((r) => r.scenarios);
   const trials = reports.flatMap((r) => r.trials);
-  const targets = [...new Map(reports.flatMap((r) => r.targets).reverse().map((t) => [t.id, t])).values()].reverse();
+  const targets = [
+    ...new Map(
+      reports
+        .flatMap((r) => r.targets)
+        .reverse()
+        .map((t) => [t.id, t]),
+    ).values(),
+  ].reverse();
   const errors = parts.flatMap(({ report }, i) => report.errors.map((e) => ({ ...e, scope: `shard ${i + 1}: ${e.scope}` })));
   const candInfo = targets.find((t) => t.id === first.candidate);
   const candidate = { label: candInfo?.label ?? first.candidate, values: trialValues({ trials }, first.candidate) };
-  const referenceId = reports.flatMap((r) => r.comparisons).map((c) => c.against).find((a) => a !== 'stored');
+  const referenceId = reports
+    .flatMap((r) => r.comparisons)
+    .map((c) => c.against)
+    .find((a) => a !== 'stored');
   const reference = referenceId ? targets.find((t) => t.id === referenceId) : undefined;
 
   // A scenario runs in one shard, so its rounds' pairs were back to back on one runner. Sequential
   // shards share one design (looks, level, and the whole selection's family): judged by it again.
   const seq = reports.map((r) => r.sequential).filter((x) => x !== undefined);
   const judgement = judge({
-    scenarios, trials, candidate: { id: first.candidate, ...candidate },
+    scenarios,
+    trials,
+    candidate: { id: first.candidate, ...candidate },
     sameRun: reference && { ...reference, ...(seq[0] ? { level: { alpha: seq[0].level, bonferroni: seq[0].family } } : {}) },
-    independent: stored && candInfo ? {
-      sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
-      against: 'stored', what: 'stored baseline', matching: ', recorded on a matching runner',
-      mayNotFail: reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean),
-    } : undefined,
+    independent:
+      stored && candInfo
+        ? {
+            sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
+            against: 'stored',
+            what: 'stored baseline',
+            matching: ', recorded on a matching runner',
+            mayNotFail: reports.map((r) => storedMismatch(stored, r.fingerprint, r.targets.find((t) => t.id === r.candidate) ?? candInfo, scenarios)).find(Boolean),
+          }
+        : undefined,
     judged: true,
     incomplete: errors.some((e) => isRunScope(e.scope)),
     suffix: `, merged from ${parts.length} shards`,
@@ -67,12 +90,19 @@ export function mergeReports(parts: ShardReport[], stored: Baseline | undefined,
     evidence: judgement.evidence,
     flames: reports.flatMap((r) => r.flames ?? []),
     flameNote: [...new Set(reports.map((r) => r.flameNote).filter(Boolean))].join('; ') || undefined,
-    ...(seq[0] ? {
-      sequential: {
-        ...seq[0], stopped: Object.assign({}, ...seq.map((x) => x.stopped)), savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0),
-        // Each shard stops on its own fail; the merged report names the earliest.
-        failedFast: seq.map((x) => x.failedFast).filter((f) => f !== undefined).sort((a, b) => a.pairs - b.pairs)[0],
-      },
-    } : {}),
+    ...(seq[0]
+      ? {
+          sequential: {
+            ...seq[0],
+            stopped: Object.assign({}, ...seq.map((x) => x.stopped)),
+            savedSeconds: seq.reduce((t, x) => t + x.savedSeconds, 0),
+            // Each shard stops on its own fail; the merged report names the earliest.
+            failedFast: seq
+              .map((x) => x.failedFast)
+              .filter((f) => f !== undefined)
+              .sort((a, b) => a.pairs - b.pairs)[0],
+          },
+        }
+      : {}),
   };
 }

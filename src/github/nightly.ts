@@ -47,25 +47,64 @@ export async function nightlyMode(s: ActionSettings, ctx: RunContext, signal: Ab
   if (!image) throw new GateError('mode: nightly measures an image it starts', { field: 'broker-image' }, "give tonight's image, e.g. broker-image: pivotalrabbitmq/rabbitmq:main-otp28");
   const baselineImage = s.targets.baselineImage;
   if (!baselineImage && !stored?.anchor) {
-    throw new GateError(`mode: nightly compares tonight's image pair by pair with a fixed reference broker, and ${s.baselineFile} ${stored ? 'records no broker to start again' : 'does not exist'}`,
-      { file: s.baselineFile, field: 'baseline-file' }, 'run mode: refresh once with broker-image set to the reference image (it records that broker), or give baseline-image');
+    throw new GateError(
+      `mode: nightly compares tonight's image pair by pair with a fixed reference broker, and ${s.baselineFile} ${stored ? 'records no broker to start again' : 'does not exist'}`,
+      { file: s.baselineFile, field: 'baseline-file' },
+      'run mode: refresh once with broker-image set to the reference image (it records that broker), or give baseline-image',
+    );
   }
-  const docker = (id: string, img: string, config: string[]) => ({ id, label: img, kind: 'docker' as const, image: img, configFiles: config.map((f) => resolve(workspace, f)), nodes: s.targets.nodes, env: {}, setup: [], network: 'host' as const });
+  const docker = (id: string, img: string, config: string[]) => ({
+    id,
+    label: img,
+    kind: 'docker' as const,
+    image: img,
+    configFiles: config.map((f) => resolve(workspace, f)),
+    nodes: s.targets.nodes,
+    env: {},
+    setup: [],
+    network: 'host' as const,
+  });
   const candidate = docker('candidate', image, s.targets.brokerConfig);
-  const reference = baselineImage ? { ...docker('baseline', baselineImage, s.targets.baselineConfig ?? s.targets.brokerConfig), label: baselineImage === image ? `${baselineImage} (reference)` : baselineImage } : undefined;
+  const reference = baselineImage
+    ? { ...docker('baseline', baselineImage, s.targets.baselineConfig ?? s.targets.brokerConfig), label: baselineImage === image ? `${baselineImage} (reference)` : baselineImage }
+    : undefined;
   const runId = newRunId();
   core.saveState('run-id', runId);
-  const report = await runPipeline({
-    scenarios: s.scenarios, candidate, reference, mode: 'check', stored, repetitions: s.repetitions, seed: s.seed, duration: s.duration, warmup: s.warmup,
-    cwd: workspace, runId, signal, timeLimitSeconds: s.timeLimitMinutes * 60, anchor: true, sequential: s.sequential, failFast: s.failFast, looks: s.looks,
-    targetNote: `nightly: ${image} against ${baselineImage ?? 'the stored baseline\'s broker'}`,
-  }, actionUi);
+  const report = await runPipeline(
+    {
+      scenarios: s.scenarios,
+      candidate,
+      reference,
+      mode: 'check',
+      stored,
+      repetitions: s.repetitions,
+      seed: s.seed,
+      duration: s.duration,
+      warmup: s.warmup,
+      cwd: workspace,
+      runId,
+      signal,
+      timeLimitSeconds: s.timeLimitMinutes * 60,
+      anchor: true,
+      sequential: s.sequential,
+      failFast: s.failFast,
+      looks: s.looks,
+      targetNote: `nightly: ${image} against ${baselineImage ?? "the stored baseline's broker"}`,
+    },
+    actionUi,
+  );
   const stopped = report.errors.find((e) => isRunScope(e.scope));
   let summary: NightlySummary | undefined;
   if (!signal.aborted && !stopped) {
-    const revision = s.revision ?? await imageLabel(image, REVISION_LABEL);
+    const revision = s.revision ?? (await imageLabel(image, REVISION_LABEL));
     summary = recordNight(report, history, {
-      file: historyPath, displayFile: s.historyFile, commit: ctx.headSha, runUrl: ctx.runUrl, revision, template: s.bisect.template, scenarios: s.scenarios,
+      file: historyPath,
+      displayFile: s.historyFile,
+      commit: ctx.headSha,
+      runUrl: ctx.runUrl,
+      revision,
+      template: s.bisect.template,
+      scenarios: s.scenarios,
       notes: revision ? [] : [`no source commit recorded for ${image}: give input revision (or build the image with the label ${REVISION_LABEL}) so a new step comes with a bisect range`],
     }).summary;
     report.nightly = summary;
@@ -83,9 +122,16 @@ export async function nightlyMode(s: ActionSettings, ctx: RunContext, signal: Ab
   if (summary.newSteps.some((x) => x.worse) && s.failOnRegression) out.failed = true;
   const n = summary.newSteps.length;
   out.refreshUrl = await commitFile(historyPath, s, ctx, {
-    branch, what: 'Nightly history',
+    branch,
+    what: 'Nightly history',
     message: `Nightly ${s.name} performance history: ${report.createdAt.slice(0, 10)}${n ? `, ${n} new step${n === 1 ? '' : 's'}` : ''}`,
-    body: () => ['Nightly run of rabbitmq-perf-gate: tonight\'s image against the fixed reference broker, appended to the history.', '', nightlySection(summary!), ctx.runUrl ? `[Workflow run](${ctx.runUrl})` : ''].join('\n'),
+    body: () =>
+      [
+        "Nightly run of rabbitmq-perf-gate: tonight's image against the fixed reference broker, appended to the history.",
+        '',
+        nightlySection(summary!),
+        ctx.runUrl ? `[Workflow run](${ctx.runUrl})` : '',
+      ].join('\n'),
   });
   return out;
 }

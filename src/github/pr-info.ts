@@ -34,8 +34,11 @@ export function writePrInfo(dir: string, info: PrInfo): string {
 }
 
 const bad = (file: string, what: string): GateError =>
-  new GateError(`${PR_INFO_FILE} is not a valid rabbitmq-perf-gate PR file: ${what}`, { file, field: 'report' },
-    'use the pr.json written by the pull_request run next to its report.json; a forged or damaged artifact is never posted');
+  new GateError(
+    `${PR_INFO_FILE} is not a valid rabbitmq-perf-gate PR file: ${what}`,
+    { file, field: 'report' },
+    'use the pr.json written by the pull_request run next to its report.json; a forged or damaged artifact is never posted',
+  );
 
 /** Reads and validates pr.json (untrusted: it comes from an artifact of a fork's run). */
 export function readPrInfo(file: string): PrInfo {

@@ -80,9 +80,11 @@ export async function publishReport(report: RunReport, s: ActionSettings, ctx: R
     prJson = pr ? writePrInfo(dir, pr) : undefined;
   } catch (e) {
     failed = true;
-    annotate(e instanceof GateError
-      ? new GateError(`report files: ${e.message}; the results are still in the job summary`, {}, e.fix)
-      : new GateError(`report files could not be written to ${dir}: ${describeError(e)}; the results are still in the job summary`));
+    annotate(
+      e instanceof GateError
+        ? new GateError(`report files: ${e.message}; the results are still in the job summary`, {}, e.fix)
+        : new GateError(`report files could not be written to ${dir}: ${describeError(e)}; the results are still in the job summary`),
+    );
   }
   await writeJobSummary(summary);
   annotateComparisons(report, workspace);
@@ -121,7 +123,10 @@ export async function commentOnPullRequest(report: RunReport, ctx: RunContext, s
   if (s.comment === 'never') return { message: 'comment: disabled (comment: never)' };
   if (!ctx.pullNumber || !ctx.owner || !ctx.repo) return { message: 'comment: not a pull request, nothing to comment on' };
   if (ctx.fromFork) {
-    core.notice(`Pull request from a fork: its token is read-only, so no comment here. ${s.reportDir}/report.json and pr.json are ready to upload as an artifact; a workflow_run job with mode: comment posts them (docs/workflows.md).`, { title: 'rabbitmq-perf-gate' });
+    core.notice(
+      `Pull request from a fork: its token is read-only, so no comment here. ${s.reportDir}/report.json and pr.json are ready to upload as an artifact; a workflow_run job with mode: comment posts them (docs/workflows.md).`,
+      { title: 'rabbitmq-perf-gate' },
+    );
     return { message: 'comment: pull request from a fork has a read-only token; post the report from a workflow_run job (mode: comment)' };
   }
   return postComment(report, { owner: ctx.owner, repo: ctx.repo, pullNumber: ctx.pullNumber, apiUrl: ctx.apiUrl, runUrl: ctx.runUrl }, s, trend);

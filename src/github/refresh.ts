@@ -25,7 +25,10 @@ const DEFAULT_NAME = 'rabbitmq-perf-gate';
 
 /** One branch per gate name and file: rabbitmq-perf-gate/baseline-refresh[-name] (or nightly-history[-name]). */
 export function refreshBranch(name: string, kind: 'baseline-refresh' | 'nightly-history' = 'baseline-refresh'): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return `rabbitmq-perf-gate/${kind}${name === DEFAULT_NAME || !slug ? '' : `-${slug}`}`;
 }
 
@@ -37,14 +40,18 @@ export async function refreshBaseline(report: RunReport, s: ActionSettings, ctx:
   }
   const stopped = report.errors.find((e) => isRunScope(e.scope));
   if (stopped) {
-    throw new GateError(`${stopped.message} A partial run is no baseline: the stored baseline was left untouched`, { file, field: 'baseline-file' },
-      'raise time-limit (or run fewer scenarios or repetitions) and refresh again');
+    throw new GateError(
+      `${stopped.message} A partial run is no baseline: the stored baseline was left untouched`,
+      { file, field: 'baseline-file' },
+      'raise time-limit (or run fewer scenarios or repetitions) and refresh again',
+    );
   }
   const next = baselineFromRun(report, previous, ctx.headSha);
   writeBaseline(file, next);
   core.info(`Baseline written to ${file} (${valid} valid trials).`);
   return commitFile(file, s, ctx, {
-    branch: refreshBranch(s.name), what: 'Baseline',
+    branch: refreshBranch(s.name),
+    what: 'Baseline',
     message: `Refresh the ${s.name} performance baseline (${report.preset}, ${valid} trials)`,
     body: () => prBody(report, previous, next, ctx.runUrl),
   });
@@ -127,7 +134,10 @@ export async function fileOnBranch(file: string, s: ActionSettings, ctx: RunCont
 
 /** Creates the branch at sha, or force-moves it there. */
 async function pointRef(octokit: Octokit, repo: { owner: string; repo: string }, branch: string, sha: string): Promise<void> {
-  const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(() => true, (e) => (e.status === 404 ? false : Promise.reject(e)));
+  const exists = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }).then(
+    () => true,
+    (e) => (e.status === 404 ? false : Promise.reject(e)),
+  );
   if (exists) await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: true });
   else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
 }
@@ -152,10 +162,14 @@ async function putFile(octokit: Octokit, repo: { owner: string; repo: string }, 
 function prBody(report: RunReport, previous: Baseline | undefined, next: Baseline, runUrl?: string): string {
   const before = previous?.history.at(-1)?.medians ?? {};
   const now = next.history.at(-1)?.medians ?? {};
-  const rows = report.scenarios.flatMap((s) => s.gate.filter((m) => now[s.id]?.[m] !== undefined).map((m) => {
-    const unit = metricDef(m).unit;
-    return `| ${md(s.id)} | ${md(metricDef(m).label)} | ${num(before[s.id]?.[m], unit)} | ${num(now[s.id][m], unit)} |`;
-  }));
+  const rows = report.scenarios.flatMap((s) =>
+    s.gate
+      .filter((m) => now[s.id]?.[m] !== undefined)
+      .map((m) => {
+        const unit = metricDef(m).unit;
+        return `| ${md(s.id)} | ${md(metricDef(m).label)} | ${num(before[s.id]?.[m], unit)} | ${num(now[s.id][m], unit)} |`;
+      }),
+  );
   const table = rows.length ? ['| Scenario | Metric | Previous median | New median |', '|---|---|--:|--:|', ...rows.slice(0, 300)].join('\n') : '_no gating metrics_';
   return [
     'Scheduled refresh of the stored performance baseline by rabbitmq-perf-gate.',

@@ -22,8 +22,15 @@ export interface ChosenTargets {
 
 function imageTarget(id: string, image: string, configFiles: string[], nodes: number, workspace: string): DockerTargetSpec {
   return {
-    id, label: `${id === 'baseline' ? 'baseline: ' : ''}${image}`, kind: 'docker', image,
-    configFiles: configFiles.map((f) => resolve(workspace, f)), nodes, env: {}, setup: [], network: 'host',
+    id,
+    label: `${id === 'baseline' ? 'baseline: ' : ''}${image}`,
+    kind: 'docker',
+    image,
+    configFiles: configFiles.map((f) => resolve(workspace, f)),
+    nodes,
+    env: {},
+    setup: [],
+    network: 'host',
   };
 }
 

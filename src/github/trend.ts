@@ -44,8 +44,12 @@ export function trendChart(r: RunReport, history: BaselineHistoryEntry[] | undef
   if (now?.length) points.push({ label: 'this run', value: median(now) });
   if (points.length < 2) return '';
   const def = metricDef(h.metric);
-  return mermaidLine(`### Trend: ${md(h.scenario)} ${md(def.label)} (median${def.unit ? ` ${md(def.unit)}` : ''}, stored baseline history${now?.length ? ' and this run' : ''})`,
-    `${h.scenario} ${def.label}, median${def.unit ? ` ${def.unit}` : ''}`, def.unit || h.metric, points);
+  return mermaidLine(
+    `### Trend: ${md(h.scenario)} ${md(def.label)} (median${def.unit ? ` ${md(def.unit)}` : ''}, stored baseline history${now?.length ? ' and this run' : ''})`,
+    `${h.scenario} ${def.label}, median${def.unit ? ` ${def.unit}` : ''}`,
+    def.unit || h.metric,
+    points,
+  );
 }
 
 /** A heading and one Mermaid line chart of labelled points. */
@@ -78,18 +82,32 @@ export function nightlySection(n: NightlySummary): string {
   };
   const lines = [`### Nightly history: ${n.nights} night${n.nights === 1 ? '' : 's'} in ${md(n.file)}`, ''];
   if (n.newSteps.length) {
-    lines.push(`**${n.newSteps.length} new step${n.newSteps.length === 1 ? '' : 's'}** (E-divisive means, permutation test):`, '',
-      '| Scenario | Metric | Series | Step | Last night before | First night after | p |', '|---|---|---|--:|---|---|--:|',
-      ...n.newSteps.map((s) => `| ${md(s.scenario)} | ${md(metricDef(s.metric).label)} | ${s.series === 'ratio' ? 'paired ratio' : 'median'} | ${s.worse ? '🔴' : '🟢'} ${signed(s.magnitude)} | ${nightText(s.scenario, s.metric, s.before)} | ${nightText(s.scenario, s.metric, s.at)} | ${s.pValue.toFixed(4)} |`),
-      '', ...n.bisect.flatMap((b) => [`To search between them (${md(b.scenario)} ${md(metricDef(b.metric).label)}):`, '```sh', b.command, '```', ...(b.note ? [md(b.note), ''] : [''])]));
-  } else lines.push('No new step in any gating metric\'s series.', '');
+    lines.push(
+      `**${n.newSteps.length} new step${n.newSteps.length === 1 ? '' : 's'}** (E-divisive means, permutation test):`,
+      '',
+      '| Scenario | Metric | Series | Step | Last night before | First night after | p |',
+      '|---|---|---|--:|---|---|--:|',
+      ...n.newSteps.map(
+        (s) =>
+          `| ${md(s.scenario)} | ${md(metricDef(s.metric).label)} | ${s.series === 'ratio' ? 'paired ratio' : 'median'} | ${s.worse ? '🔴' : '🟢'} ${signed(s.magnitude)} | ${nightText(s.scenario, s.metric, s.before)} | ${nightText(s.scenario, s.metric, s.at)} | ${s.pValue.toFixed(4)} |`,
+      ),
+      '',
+      ...n.bisect.flatMap((b) => [`To search between them (${md(b.scenario)} ${md(metricDef(b.metric).label)}):`, '```sh', b.command, '```', ...(b.note ? [md(b.note), ''] : [''])]),
+    );
+  } else lines.push("No new step in any gating metric's series.", '');
   for (const x of n.series.slice(0, MAX_SERIES)) {
     const def = metricDef(x.metric);
     const pts = x.points.slice(-MAX_POINTS).map((p) => ({ label: p.createdAt.slice(5, 10), value: x.series === 'ratio' ? (p.value - 1) * 100 : p.value }));
     const steps = x.steps.map((s) => `${s.isNew ? 'new' : 'known'} step ${signed(s.magnitude)} at ${night(s.at)}`).join('; ');
     if (pts.length >= 2) {
-      lines.push(mermaidLine(`#### ${md(x.scenario)} ${md(def.label)}: ${x.series === 'ratio' ? 'Δ % against the reference broker, paired' : `median${def.unit ? ` ${md(def.unit)}` : ''}`}${steps ? ` — ${steps}` : ''}`,
-        `${x.scenario} ${def.label}`, x.series === 'ratio' ? 'delta %' : def.unit || x.metric, pts));
+      lines.push(
+        mermaidLine(
+          `#### ${md(x.scenario)} ${md(def.label)}: ${x.series === 'ratio' ? 'Δ % against the reference broker, paired' : `median${def.unit ? ` ${md(def.unit)}` : ''}`}${steps ? ` — ${steps}` : ''}`,
+          `${x.scenario} ${def.label}`,
+          x.series === 'ratio' ? 'delta %' : def.unit || x.metric,
+          pts,
+        ),
+      );
     }
   }
   if (n.series.length > MAX_SERIES) lines.push(`_${n.series.length - MAX_SERIES} more series in the HTML report._`, '');

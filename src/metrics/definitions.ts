@@ -71,7 +71,10 @@ export const METRICS: MetricDef[] = [
 export const DEFAULT_GATE: readonly string[] = ['published_rate', 'consumed_rate', 'latency_p99_ms'];
 
 export const CHURN_METRIC: Record<'queue' | 'binding' | 'connection' | 'channel', string> = {
-  queue: 'queue_churn_ops', binding: 'bind_churn_ops', connection: 'connection_churn_ops', channel: 'channel_churn_ops',
+  queue: 'queue_churn_ops',
+  binding: 'bind_churn_ops',
+  connection: 'connection_churn_ops',
+  channel: 'channel_churn_ops',
 };
 
 const BY_ID = new Map(METRICS.map((m) => [m.id, m]));

@@ -25,40 +25,109 @@ const PER = 'per message (per operation in churn scenarios; per second where not
 export const MSACC_STATES = ['emulator', 'gc', 'port', 'check_io', 'aux', 'other', 'sleep'] as const;
 
 export const EVIDENCE: EvidenceDef[] = [
-  { id: 'broker_cpu_us_per_msg', label: 'broker CPU per message', unit: 'µs', direction: 'lower', source: 'cgroup',
-    capture: `the container's cgroup CPU time (every node of the target) over the window, ${PER}; docker targets` },
-  { id: 'broker_cpu_cores', label: 'broker CPU', unit: 'cores', direction: 'lower', source: 'cgroup',
-    capture: "the container's cgroup CPU time over the window divided by its length; docker targets" },
-  { id: 'broker_disk_write_kb_per_msg', label: 'disk written per message', unit: 'KiB', direction: 'lower', source: 'cgroup',
-    capture: `the container's cgroup block-I/O bytes written over the window, ${PER}; docker targets` },
-  { id: 'broker_disk_read_kb_per_msg', label: 'disk read per message', unit: 'KiB', direction: 'lower', source: 'cgroup',
-    capture: `the container's cgroup block-I/O bytes read over the window, ${PER}; docker targets` },
-  { id: 'broker_reductions_per_msg', label: 'reductions per message', unit: 'red.', direction: 'lower', source: 'prometheus',
-    capture: `erlang_vm_statistics_reductions_total (every node) over the window, ${PER}` },
-  { id: 'broker_gc_per_kmsg', label: 'GCs per 1000 messages', unit: 'GCs', direction: 'lower', source: 'prometheus',
-    capture: `erlang_vm_statistics_garbage_collection_number_of_gcs over the window, per 1000 messages (operations; per second where nothing was counted)` },
-  { id: 'broker_gc_words_per_msg', label: 'GC words reclaimed per message', unit: 'words', direction: 'lower', source: 'prometheus',
-    capture: `erlang_vm_statistics_garbage_collection_words_reclaimed over the window, ${PER}` },
-  { id: 'broker_sched_busy', label: 'schedulers busy', unit: 'cores', direction: 'lower', source: 'msacc',
-    capture: 'microstate accounting of the normal schedulers (erlang_vm_msacc_*_seconds_total, type scheduler): their time in every state but sleep over the window, divided by its length; targets this tool started (it switches microstate accounting on after boot)' },
-  { id: 'broker_sched_us_per_msg', label: 'scheduler time per message', unit: 'µs', direction: 'lower', source: 'msacc',
-    capture: `microstate accounting: the normal schedulers' time in every state but sleep over the window, ${PER}` },
-  { id: 'broker_gc_us_per_msg', label: 'GC time per message', unit: 'µs', direction: 'lower', source: 'msacc',
-    capture: `microstate accounting: the normal schedulers' time in state gc over the window, ${PER}` },
-  ...MSACC_STATES.filter((s) => s !== 'sleep').map((s): EvidenceDef => ({
-    id: `broker_msacc_${s}`, label: `schedulers' busy time in ${s}`, unit: 'share', direction: 'lower', source: 'msacc',
-    capture: `microstate accounting: the normal schedulers' time in state ${s} / their time in every state but sleep, over the window`,
-  })),
-  { id: 'broker_mem_total_mb', label: 'memory, total', unit: 'MiB', direction: 'lower', source: 'prometheus',
-    capture: 'erlang_vm_memory_bytes_total (processes + system, every node) as the window closes' },
-  { id: 'broker_mem_processes_mb', label: 'memory, processes', unit: 'MiB', direction: 'lower', source: 'prometheus',
-    capture: 'erlang_vm_memory_bytes_total{kind="processes"} as the window closes' },
-  { id: 'broker_mem_binary_mb', label: 'memory, binaries', unit: 'MiB', direction: 'lower', source: 'prometheus',
-    capture: 'erlang_vm_memory_system_bytes_total{usage="binary"} as the window closes' },
-  { id: 'broker_mem_ets_mb', label: 'memory, ETS', unit: 'MiB', direction: 'lower', source: 'prometheus',
-    capture: 'erlang_vm_memory_system_bytes_total{usage="ets"} as the window closes' },
-  { id: 'broker_run_queue', label: 'run queue length', unit: 'processes', direction: 'lower', source: 'prometheus',
-    capture: 'erlang_vm_statistics_run_queues_length as the window closes' },
+  {
+    id: 'broker_cpu_us_per_msg',
+    label: 'broker CPU per message',
+    unit: 'µs',
+    direction: 'lower',
+    source: 'cgroup',
+    capture: `the container's cgroup CPU time (every node of the target) over the window, ${PER}; docker targets`,
+  },
+  {
+    id: 'broker_cpu_cores',
+    label: 'broker CPU',
+    unit: 'cores',
+    direction: 'lower',
+    source: 'cgroup',
+    capture: "the container's cgroup CPU time over the window divided by its length; docker targets",
+  },
+  {
+    id: 'broker_disk_write_kb_per_msg',
+    label: 'disk written per message',
+    unit: 'KiB',
+    direction: 'lower',
+    source: 'cgroup',
+    capture: `the container's cgroup block-I/O bytes written over the window, ${PER}; docker targets`,
+  },
+  {
+    id: 'broker_disk_read_kb_per_msg',
+    label: 'disk read per message',
+    unit: 'KiB',
+    direction: 'lower',
+    source: 'cgroup',
+    capture: `the container's cgroup block-I/O bytes read over the window, ${PER}; docker targets`,
+  },
+  {
+    id: 'broker_reductions_per_msg',
+    label: 'reductions per message',
+    unit: 'red.',
+    direction: 'lower',
+    source: 'prometheus',
+    capture: `erlang_vm_statistics_reductions_total (every node) over the window, ${PER}`,
+  },
+  {
+    id: 'broker_gc_per_kmsg',
+    label: 'GCs per 1000 messages',
+    unit: 'GCs',
+    direction: 'lower',
+    source: 'prometheus',
+    capture: `erlang_vm_statistics_garbage_collection_number_of_gcs over the window, per 1000 messages (operations; per second where nothing was counted)`,
+  },
+  {
+    id: 'broker_gc_words_per_msg',
+    label: 'GC words reclaimed per message',
+    unit: 'words',
+    direction: 'lower',
+    source: 'prometheus',
+    capture: `erlang_vm_statistics_garbage_collection_words_reclaimed over the window, ${PER}`,
+  },
+  {
+    id: 'broker_sched_busy',
+    label: 'schedulers busy',
+    unit: 'cores',
+    direction: 'lower',
+    source: 'msacc',
+    capture:
+      'microstate accounting of the normal schedulers (erlang_vm_msacc_*_seconds_total, type scheduler): their time in every state but sleep over the window, divided by its length; targets this tool started (it switches microstate accounting on after boot)',
+  },
+  {
+    id: 'broker_sched_us_per_msg',
+    label: 'scheduler time per message',
+    unit: 'µs',
+    direction: 'lower',
+    source: 'msacc',
+    capture: `microstate accounting: the normal schedulers' time in every state but sleep over the window, ${PER}`,
+  },
+  {
+    id: 'broker_gc_us_per_msg',
+    label: 'GC time per message',
+    unit: 'µs',
+    direction: 'lower',
+    source: 'msacc',
+    capture: `microstate accounting: the normal schedulers' time in state gc over the window, ${PER}`,
+  },
+  ...MSACC_STATES.filter((s) => s !== 'sleep').map(
+    (s): EvidenceDef => ({
+      id: `broker_msacc_${s}`,
+      label: `schedulers' busy time in ${s}`,
+      unit: 'share',
+      direction: 'lower',
+      source: 'msacc',
+      capture: `microstate accounting: the normal schedulers' time in state ${s} / their time in every state but sleep, over the window`,
+    }),
+  ),
+  {
+    id: 'broker_mem_total_mb',
+    label: 'memory, total',
+    unit: 'MiB',
+    direction: 'lower',
+    source: 'prometheus',
+    capture: 'erlang_vm_memory_bytes_total (processes + system, every node) as the window closes',
+  },
+  { id: 'broker_mem_processes_mb', label: 'memory, processes', unit: 'MiB', direction: 'lower', source: 'prometheus', capture: 'erlang_vm_memory_bytes_total{kind="processes"} as the window closes' },
+  { id: 'broker_mem_binary_mb', label: 'memory, binaries', unit: 'MiB', direction: 'lower', source: 'prometheus', capture: 'erlang_vm_memory_system_bytes_total{usage="binary"} as the window closes' },
+  { id: 'broker_mem_ets_mb', label: 'memory, ETS', unit: 'MiB', direction: 'lower', source: 'prometheus', capture: 'erlang_vm_memory_system_bytes_total{usage="ets"} as the window closes' },
+  { id: 'broker_run_queue', label: 'run queue length', unit: 'processes', direction: 'lower', source: 'prometheus', capture: 'erlang_vm_statistics_run_queues_length as the window closes' },
 ];
 
 const BY_ID = new Map(EVIDENCE.map((e) => [e.id, e]));
@@ -75,15 +144,22 @@ export interface EvidenceReading {
   sources: EvidenceSource[];
 }
 
-export type EvidenceCounter = 'cpu_us' | 'disk_read_bytes' | 'disk_write_bytes' | 'reductions' | 'gcs' | 'gc_words'
-  | `msacc_${(typeof MSACC_STATES)[number]}`;
+export type EvidenceCounter = 'cpu_us' | 'disk_read_bytes' | 'disk_write_bytes' | 'reductions' | 'gcs' | 'gc_words' | `msacc_${(typeof MSACC_STATES)[number]}`;
 export type EvidenceGauge = 'mem_total' | 'mem_processes' | 'mem_binary' | 'mem_ets' | 'run_queue';
 
 /** What the trial did in the window, to normalise by: messages consumed (else published), or
  *  churn operations; 0 = nothing counted (the evidence is then per second). */
 export function workUnits(metrics: Record<string, number>, seconds: number): number {
-  const rate = metrics.consumed_rate || metrics.published_rate || metrics.drain_rate || metrics.fill_rate
-    || metrics.queue_churn_ops || metrics.bind_churn_ops || metrics.connection_churn_ops || metrics.channel_churn_ops || 0;
+  const rate =
+    metrics.consumed_rate ||
+    metrics.published_rate ||
+    metrics.drain_rate ||
+    metrics.fill_rate ||
+    metrics.queue_churn_ops ||
+    metrics.bind_churn_ops ||
+    metrics.connection_churn_ops ||
+    metrics.channel_churn_ops ||
+    0;
   return rate > 0 ? rate * seconds : 0;
 }
 

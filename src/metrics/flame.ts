@@ -33,7 +33,10 @@ export function foldPerfScript(text: string, keep = 3000): Folded {
     frames = [];
   };
   for (const line of text.split('\n')) {
-    if (!line.trim()) { flush(); continue; }
+    if (!line.trim()) {
+      flush();
+      continue;
+    }
     if (!/^\s/.test(line)) {
       flush();
       thread = threadKind(line.trim().split(/\s+/)[0]);
@@ -84,7 +87,10 @@ export function flameTree(candidate: Folded, baseline: Folded): FlameNode {
   };
   add(candidate, 'candidate');
   add(baseline, 'baseline');
-  const sort = (n: FlameNode) => { n.children.sort((a, b) => (a.name < b.name ? -1 : 1)); n.children.forEach(sort); };
+  const sort = (n: FlameNode) => {
+    n.children.sort((a, b) => (a.name < b.name ? -1 : 1));
+    n.children.forEach(sort);
+  };
   sort(root);
   return root;
 }
@@ -99,7 +105,9 @@ export function topShifts(candidate: Folded, baseline: Folded, max = 5): Array<{
     return m;
   };
   const [c, b] = [inc(candidate), inc(baseline)];
-  return [...new Set([...c.keys(), ...b.keys()])].filter((fr) => fr !== '[unknown]')
+  return [...new Set([...c.keys(), ...b.keys()])]
+    .filter((fr) => fr !== '[unknown]')
     .map((fr) => ({ frame: fr, candidateShare: (c.get(fr) ?? 0) / tc, baselineShare: (b.get(fr) ?? 0) / tb }))
-    .sort((x, y) => Math.abs(y.candidateShare - y.baselineShare) - Math.abs(x.candidateShare - x.baselineShare)).slice(0, max);
+    .sort((x, y) => Math.abs(y.candidateShare - y.baselineShare) - Math.abs(x.candidateShare - x.baselineShare))
+    .slice(0, max);
 }

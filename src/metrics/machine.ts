@@ -77,7 +77,10 @@ export function parseProcStat(text: string): { state: string; ppid: number; tick
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
-  const f = text.slice(close + 2).trim().split(/\s+/);
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   if (f.length < 20) return undefined;
   return { state: f[0], ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), start: f[19], comm: text.slice(open + 1, close) };
 }
@@ -118,8 +121,15 @@ export function cpuSnapshot(proc = '/proc', cgroup = '/sys/fs/cgroup'): CpuSnaps
   }
   const self = process.cpuUsage();
   return {
-    at: performance.now(), total: t.reduce((a, b) => a + b, 0), idle: t[3], iowait: t[4], steal: t[7],
-    ...(some !== undefined ? { pressureUs: Number(some) } : {}), self: self.user + self.system, procs, containers: containerCpu(cgroup),
+    at: performance.now(),
+    total: t.reduce((a, b) => a + b, 0),
+    idle: t[3],
+    iowait: t[4],
+    steal: t[7],
+    ...(some !== undefined ? { pressureUs: Number(some) } : {}),
+    self: self.user + self.system,
+    procs,
+    containers: containerCpu(cgroup),
   };
 }
 
@@ -130,7 +140,12 @@ const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
  * (nor a child of it) nor a container in `ours`, and the other load's largest users.
  * `cgroupOf(pid)` reads /proc/<pid>/cgroup (injected for tests).
  */
-export function loadBetween(a: CpuSnapshot, b: CpuSnapshot, ours: ReadonlySet<string> = new Set(), o: { cores?: number; proc?: string; cgroupOf?: (pid: number) => string | undefined } = {}): MachineLoad {
+export function loadBetween(
+  a: CpuSnapshot,
+  b: CpuSnapshot,
+  ours: ReadonlySet<string> = new Set(),
+  o: { cores?: number; proc?: string; cgroupOf?: (pid: number) => string | undefined } = {},
+): MachineLoad {
   const seconds = Math.max(1e-3, (b.at - a.at) / 1000);
   const cores = o.cores ?? os.availableParallelism();
   const dTotal = Math.max(1, b.total - a.total);
@@ -146,7 +161,7 @@ export function loadBetween(a: CpuSnapshot, b: CpuSnapshot, ours: ReadonlySet<st
       return;
     }
     const key = container ? `c:${container}` : `p:${comm}`;
-    const u = users.get(key) ?? { kind: container ? 'container' : 'process', name: container ? container.slice(0, 12) : comm, cores: 0, ...(container ? {} : { count: 0 }) } as LoadUser;
+    const u = users.get(key) ?? ({ kind: container ? 'container' : 'process', name: container ? container.slice(0, 12) : comm, cores: 0, ...(container ? {} : { count: 0 }) } as LoadUser);
     u.cores += used;
     if (u.count !== undefined) u.count++;
     users.set(key, u);
@@ -164,11 +179,17 @@ export function loadBetween(a: CpuSnapshot, b: CpuSnapshot, ours: ReadonlySet<st
     add(container, p.comm, ticks / TICKS_PER_SECOND / seconds);
   }
   const otherCores = Math.max(0, busyCores - selfCores - oursCores);
-  const top = [...users.values()].filter((u) => u.cores >= NAMED_ABOVE).sort((x, y) => y.cores - x.cores).slice(0, 5)
+  const top = [...users.values()]
+    .filter((u) => u.cores >= NAMED_ABOVE)
+    .sort((x, y) => y.cores - x.cores)
+    .slice(0, 5)
     .map((u) => ({ ...u, cores: round(Math.min(u.cores, cores), 2) }));
   return {
-    seconds: round(seconds, 1), busyCores: round(busyCores, 2), otherCores: round(otherCores, 2),
-    steal: round((b.steal - a.steal) / dTotal, 4), iowait: round((b.iowait - a.iowait) / dTotal, 4),
+    seconds: round(seconds, 1),
+    busyCores: round(busyCores, 2),
+    otherCores: round(otherCores, 2),
+    steal: round((b.steal - a.steal) / dTotal, 4),
+    iowait: round((b.iowait - a.iowait) / dTotal, 4),
     ...(a.pressureUs !== undefined && b.pressureUs !== undefined ? { cpuPressure: round(Math.min(1, (b.pressureUs - a.pressureUs) / 1e6 / seconds), 3) } : {}),
     ...(top.length ? { top } : {}),
   };
@@ -205,18 +226,33 @@ const median = (xs: number[]) => {
 /** The run's machine summary: its start, its trials' other load, whether the machine was busy
  *  (other load of a tenth of the cores or more at the start, or in more than a quarter of the
  *  trials), and the largest other users over the trials (core-seconds over trial seconds). */
-export function summariseMachine(o: { start?: MachineLoad; trials: MachineLoad[]; users?: Map<string, LoadUser & { coreSeconds: number }>; cores?: number; otherRuns?: string[]; removed?: string[] }): MachineSummary {
+export function summariseMachine(o: {
+  start?: MachineLoad;
+  trials: MachineLoad[];
+  users?: Map<string, LoadUser & { coreSeconds: number }>;
+  cores?: number;
+  otherRuns?: string[];
+  removed?: string[];
+}): MachineSummary {
   const cores = o.cores ?? os.availableParallelism();
   const busyAbove = round(BUSY_SHARE * cores, 2);
   const others = o.trials.map((t) => t.otherCores);
   const busyTrials = others.filter((x) => x >= busyAbove).length;
   const seconds = o.trials.reduce((s, t) => s + t.seconds, 0);
-  const top = [...(o.users?.values() ?? [])].map(({ coreSeconds, ...u }) => ({ ...u, cores: round(coreSeconds / Math.max(1e-3, seconds), 2) }))
-    .filter((u) => u.cores >= NAMED_ABOVE).sort((x, y) => y.cores - x.cores).slice(0, 5);
+  const top = [...(o.users?.values() ?? [])]
+    .map(({ coreSeconds, ...u }) => ({ ...u, cores: round(coreSeconds / Math.max(1e-3, seconds), 2) }))
+    .filter((u) => u.cores >= NAMED_ABOVE)
+    .sort((x, y) => y.cores - x.cores)
+    .slice(0, 5);
   const trials = others.length ? { median: round(median(others), 2), max: round(Math.max(...others), 2), busy: busyTrials, of: others.length, top } : undefined;
   const busy = (o.start !== undefined && o.start.otherCores >= busyAbove) || (trials !== undefined && busyTrials > trials.of / 4);
   return {
-    cores, ...(o.start ? { start: o.start } : {}), ...(trials ? { trials } : {}), busyAbove, busy,
-    ...(o.otherRuns?.length ? { otherRuns: o.otherRuns } : {}), ...(o.removed?.length ? { removed: o.removed } : {}),
+    cores,
+    ...(o.start ? { start: o.start } : {}),
+    ...(trials ? { trials } : {}),
+    busyAbove,
+    busy,
+    ...(o.otherRuns?.length ? { otherRuns: o.otherRuns } : {}),
+    ...(o.removed?.length ? { removed: o.removed } : {}),
   };
 }

@@ -50,7 +50,11 @@ export class SeriesSampler {
   private timer?: NodeJS.Timeout;
 
   /** `windowStartMs` is when the measured window begins, so warm-up samples get t < 0. */
-  constructor(private readonly rec: TrialRecorder, private readonly windowStartMs: number, private readonly clock: () => number) {
+  constructor(
+    private readonly rec: TrialRecorder,
+    private readonly windowStartMs: number,
+    private readonly clock: () => number,
+  ) {
     this.last = rec.snapshot();
   }
 
@@ -75,8 +79,13 @@ export class SeriesSampler {
 /** What a messaging window measured, from the recorder's counters at its edges: the rates of what
  *  the run has, latency percentiles and their histograms, and the messages the generator's cost is
  *  divided by (one rule for the AMQP 0-9-1 engine and the protocol engine). */
-export function windowMetrics(rec: TrialRecorder, atStart: Counters, atEnd: Counters, seconds: number,
-  has: { producers: boolean; confirms: boolean; consumers: boolean }): { metrics: Record<string, number>; histograms: Record<string, string>; messages: number } {
+export function windowMetrics(
+  rec: TrialRecorder,
+  atStart: Counters,
+  atEnd: Counters,
+  seconds: number,
+  has: { producers: boolean; confirms: boolean; consumers: boolean },
+): { metrics: Record<string, number>; histograms: Record<string, string>; messages: number } {
   const rate = (k: keyof Counters) => round2((atEnd[k] - atStart[k]) / seconds);
   const metrics: Record<string, number> = {};
   if (has.producers) metrics.published_rate = rate('published');
@@ -91,7 +100,12 @@ export function windowMetrics(rec: TrialRecorder, atStart: Counters, atEnd: Coun
 
 /** Opens a messaging trial's timeline now: warm-up, then the measured window, and the per-second
  *  series sampling from now on (warm-up points get t < 0). */
-export function startTimeline(rec: TrialRecorder, warmupSeconds: number, durationSeconds: number, clock: () => number): { start: number; windowStart: number; windowEnd: number; sampler: SeriesSampler } {
+export function startTimeline(
+  rec: TrialRecorder,
+  warmupSeconds: number,
+  durationSeconds: number,
+  clock: () => number,
+): { start: number; windowStart: number; windowEnd: number; sampler: SeriesSampler } {
   const start = clock();
   const windowStart = start + warmupSeconds * 1000;
   const sampler = new SeriesSampler(rec, windowStart, clock);

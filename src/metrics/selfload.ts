@@ -49,8 +49,13 @@ export function onNextWindow(h: { start(): void; end(): void }): () => void {
   const onEdge = (message: unknown) => {
     const m = message as { phase?: string; pid?: number };
     if (m.pid !== process.pid) return;
-    if (m.phase === 'start' && phase === 'waiting') { phase = 'open'; h.start(); }
-    else if (m.phase === 'end' && phase === 'open') { phase = 'closed'; h.end(); }
+    if (m.phase === 'start' && phase === 'waiting') {
+      phase = 'open';
+      h.start();
+    } else if (m.phase === 'end' && phase === 'open') {
+      phase = 'closed';
+      h.end();
+    }
   };
   subscribe(WINDOW_CHANNEL, onEdge);
   let listening = true;

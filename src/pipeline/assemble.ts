@@ -24,12 +24,20 @@ export interface Stop {
 /** The report of what has run so far. `checkpoint`: saved after a trial of a run still going, not judged. */
 export function packaged(s: RunState, stop?: Stop, moved?: string, checkpoint = false): RunReport {
   const { opts, prior } = s;
-  const message = stop && `Stopped early: ${stop.why} after ${s.trials.length} of ${s.planned} planned trials${stop.cut ? ' (the last one cut short)' : ''}; ${s.planned - s.trials.length} did not start.`;
+  const message =
+    stop && `Stopped early: ${stop.why} after ${s.trials.length} of ${s.planned} planned trials${stop.cut ? ' (the last one cut short)' : ''}; ${s.planned - s.trials.length} did not start.`;
   const targetNote = [opts.targetNote, s.anchor?.note, moved].filter(Boolean).join('; ') || undefined;
   const errors = message ? [...s.errors, { scope: 'run', message }] : [...s.errors];
   const fp = fingerprint();
   const judgement: Judgement = checkpoint
-    ? { comparisons: [], decidedBy: 'not judged yet: saved after a trial of a run still going (run --resume DIR goes on and judges it)', verdict: 'inconclusive', answer: 'undecided', regressions: 0, improvements: 0 }
+    ? {
+        comparisons: [],
+        decidedBy: 'not judged yet: saved after a trial of a run still going (run --resume DIR goes on and judges it)',
+        verdict: 'inconclusive',
+        answer: 'undecided',
+        regressions: 0,
+        improvements: 0,
+      }
     : judgementOf({ ...s, errors }, fp);
   const report: RunReport = {
     schemaVersion: SCHEMA_VERSION,
@@ -51,7 +59,17 @@ export function packaged(s: RunState, stop?: Stop, moved?: string, checkpoint = 
     errors,
     durationSeconds: Math.round((Date.now() - s.started) / 1000),
   };
-  if (s.seq) report.sequential = s.seq.summary((id) => estimateSeconds(buildPlan(s.scenarios.filter((x) => x.id === id), ['x'], 1, 0)));
+  if (s.seq)
+    report.sequential = s.seq.summary((id) =>
+      estimateSeconds(
+        buildPlan(
+          s.scenarios.filter((x) => x.id === id),
+          ['x'],
+          1,
+          0,
+        ),
+      ),
+    );
   report.machine = s.watch.summary([...s.kept.values()].map((t) => t.machine).filter((m): m is MachineLoad => m !== undefined));
   if (prior) {
     report.createdAt = prior.createdAt;
@@ -61,9 +79,16 @@ export function packaged(s: RunState, stop?: Stop, moved?: string, checkpoint = 
   if (stop) {
     const { given } = s;
     report.resume = resumeRecord({
-      candidate: given.candidate, reference: given.reference, freezeIdle: opts.freezeIdle !== false, anchor: opts.anchor !== false,
-      failFast: opts.failFast !== false, flameGraph: opts.flameGraph === true, targetNote: given.targetNote, targetDiff: given.targetDiff,
-      planned: s.planned, ...(stop.cut ? { cut: stop.cut.order } : {}),
+      candidate: given.candidate,
+      reference: given.reference,
+      freezeIdle: opts.freezeIdle !== false,
+      anchor: opts.anchor !== false,
+      failFast: opts.failFast !== false,
+      flameGraph: opts.flameGraph === true,
+      targetNote: given.targetNote,
+      targetDiff: given.targetDiff,
+      planned: s.planned,
+      ...(stop.cut ? { cut: stop.cut.order } : {}),
     });
   }
   return report;
@@ -90,7 +115,10 @@ export async function assemble(s: RunState): Promise<RunReport> {
  *  nothing measured (a warning and a configuration error in the report). */
 export function warnUnmatchedPolicies(s: RunState): void {
   for (const spec of s.specs) {
-    for (const p of unmatchedPolicies(s.inheritedBy.get(spec.id), s.trials.filter((t) => t.target === spec.id))) {
+    for (const p of unmatchedPolicies(
+      s.inheritedBy.get(spec.id),
+      s.trials.filter((t) => t.target === spec.id),
+    )) {
       const message = `${p} is in effect on no queue of this run's scenarios, so it shaped nothing that was measured. Fix: check its pattern and apply-to against the scenarios' queue names, or its priority against other policies`;
       s.ui.warn(`${spec.label}: ${message}`);
       s.errors.push({ scope: `${spec.label}: configuration`, message });
@@ -105,7 +133,8 @@ function effectOfTargets(infos: TargetInfo[]): { effectNote?: string; effectDiff
   const diff = effectDiff(x.effective, y.effective, [x.label, y.label]);
   const partial = !x.effective.node || !y.effective.node ? ' as far as the management API shows (node settings were not readable on both)' : '';
   if (diff.length) return { effectNote: `${x.label} and ${y.label} differ in effect${partial}: ${diff.length === 1 ? diff[0] : `${diff.length} differences`}`, effectDiff: diff };
-  const files = x.configDigest && y.configDigest && x.configDigest !== y.configDigest ? ' — their files differ, but read back from the brokers every setting, feature flag, plugin and policy is the same' : '';
+  const files =
+    x.configDigest && y.configDigest && x.configDigest !== y.configDigest ? ' — their files differ, but read back from the brokers every setting, feature flag, plugin and policy is the same' : '';
   return { effectNote: `${x.label} and ${y.label} are identical in effect${partial}: nothing the broker runs changed${files}` };
 }
 
@@ -118,16 +147,22 @@ export function judgementOf(s: Pick<RunState, 'opts' | 'handles' | 'trials' | 's
   const candSample = { label: opts.candidate.label, values: trialValues({ trials: s.trials }, candidate) };
   const stored = opts.stored && opts.mode === 'check' && candInfo ? opts.stored : undefined;
   return judge({
-    scenarios: s.scenarios, trials: s.trials, candidate: { id: candidate, ...candSample },
+    scenarios: s.scenarios,
+    trials: s.trials,
+    candidate: { id: candidate, ...candSample },
     sameRun: opts.reference && {
       ...opts.reference,
-      how: `: both targets ran on this runner, each round's pair back to back${s.focus?.freezing ? ', the idle one frozen' : ''}, compared pair by pair`
-        + (s.design ? `, group-sequential (looks at ${s.design.looks.join(', ')} pairs)` : ''),
+      how:
+        `: both targets ran on this runner, each round's pair back to back${s.focus?.freezing ? ', the idle one frozen' : ''}, compared pair by pair` +
+        (s.design ? `, group-sequential (looks at ${s.design.looks.join(', ')} pairs)` : ''),
       ...(s.design ? { level: { alpha: s.design.level, bonferroni: s.design.family } } : {}),
     },
     independent: stored && {
       sample: { label: 'stored baseline', values: Object.fromEntries(Object.entries(stored.scenarios).map(([k, v]) => [k, v.metrics])) },
-      against: 'stored', mayNotFail: storedMismatch(stored, fp, candInfo!, s.scenarios), what: 'stored baseline', matching: ', recorded on a matching runner',
+      against: 'stored',
+      mayNotFail: storedMismatch(stored, fp, candInfo!, s.scenarios),
+      what: 'stored baseline',
+      matching: ', recorded on a matching runner',
     },
     judged: opts.mode === 'check' || opts.reference !== undefined,
     incomplete: s.errors.some((e) => isRunScope(e.scope)),

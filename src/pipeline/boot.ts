@@ -36,7 +36,13 @@ export function startFailedTarget(e: unknown): string | undefined {
 /** The candidate of a run could not be pulled or started while Docker itself answers (a bisect
  *  skips such an image; Docker being down ends the search instead). */
 export async function candidateCouldNotStart(e: unknown, candidate = 'candidate'): Promise<boolean> {
-  return startFailedTarget(e) === candidate && (await assertDockerAvailable().then(() => true, () => false));
+  return (
+    startFailedTarget(e) === candidate &&
+    (await assertDockerAvailable().then(
+      () => true,
+      () => false,
+    ))
+  );
 }
 
 /** Starts the targets; every broker that came up is in `s.handles` (the caller stops them). */
@@ -48,8 +54,14 @@ export async function boot(s: RunState): Promise<void> {
   for (const b of booted) if (b.handle) s.handles.push(b.handle);
   for (const b of booted) {
     const { spec } = b;
-    await ui.group(`Starting broker ${spec.label}`, async () => { for (const l of b.startLines) if (l.warn) ui.warn(l.text); else ui.info(l.text); });
-    for (const l of b.readLines) if (l.warn) ui.warn(l.text); else ui.info(l.text);
+    await ui.group(`Starting broker ${spec.label}`, async () => {
+      for (const l of b.startLines)
+        if (l.warn) ui.warn(l.text);
+        else ui.info(l.text);
+    });
+    for (const l of b.readLines)
+      if (l.warn) ui.warn(l.text);
+      else ui.info(l.text);
     if (b.error && s.trialSignal.aborted) continue; // its containers were removed by the signal: no boot error to tell
     for (const message of b.configWarnings) s.errors.push({ scope: `${spec.label}: configuration`, message });
     if (b.error) {
@@ -68,7 +80,12 @@ export async function boot(s: RunState): Promise<void> {
     s.inheritedBy.set(spec.id, b.inherited);
   }
   if (s.trialSignal.aborted) throw new StoppedBeforeTrials();
-  if (s.prior?.trials.length) checkSameBrokers(s.prior, s.handles.map((h) => h.info), s.given.resume!.file);
+  if (s.prior?.trials.length)
+    checkSameBrokers(
+      s.prior,
+      s.handles.map((h) => h.info),
+      s.given.resume!.file,
+    );
   await s.watch.adopt(s.runId);
   s.scenarios = skipUnrunnable(s.scenarios, s.handles, s.errors, ui);
   if (s.opts.reference || (s.opts.stored && s.opts.mode === 'check')) warnIfUnderpowered(s.scenarios, s.repetitions, ui, s.opts.reference !== undefined);
@@ -104,6 +121,8 @@ export function warnIfUnderpowered(scenarios: ScenarioSpec[], repetitions: numbe
   const gating = scenarios.reduce((sum, s) => sum + s.gate.length, 0);
   const needed = trialsNeeded(gating, paired);
   if (gating === 0 || repetitions >= needed) return;
-  ui.warn(`${repetitions} ${paired ? 'paired rounds' : 'trials per side'} cannot reach significance across ${gating} gating metrics (Holm's correction): `
-    + `every gating metric will be inconclusive. Use repetitions ≥ ${needed}, or fewer scenarios.`);
+  ui.warn(
+    `${repetitions} ${paired ? 'paired rounds' : 'trials per side'} cannot reach significance across ${gating} gating metrics (Holm's correction): ` +
+      `every gating metric will be inconclusive. Use repetitions ≥ ${needed}, or fewer scenarios.`,
+  );
 }

@@ -84,7 +84,9 @@ function roundDone(trials: TrialResult[], p: PlannedTrial, targets: number): boo
 function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign, stop: 'decided' | 'cap'): string {
   const k = d.looks.indexOf(pairs) + 1;
   const gating = cs.filter((c) => c.gating);
-  const answers = gating.map((c) => `${c.metric} ${answerFor(c)}${c.bound !== null && c.bound !== undefined && answerFor(c) !== 'regression' ? ` (bound ${(100 * Math.max(0, c.bound)).toFixed(1)} %)` : ''}`).join(', ');
+  const answers = gating
+    .map((c) => `${c.metric} ${answerFor(c)}${c.bound !== null && c.bound !== undefined && answerFor(c) !== 'regression' ? ` (bound ${(100 * Math.max(0, c.bound)).toFixed(1)} %)` : ''}`)
+    .join(', ');
   if (stop === 'cap') return `ran to the cap, ${pairs} pairs, not decided: ${answers}`;
   return `decided at look ${k} of ${d.looks.length}, after ${pairs} pairs: ${answers}${k < d.looks.length ? '; its remaining rounds are skipped' : ''}`;
 }

@@ -24,39 +24,75 @@ export async function prepare(given: RunOptions, ui: Ui): Promise<RunState> {
   const started = Date.now();
   const runId = given.runId ?? newRunId();
   const prior = given.resume?.report;
-  const seed = prior ? prior.seed : given.seed ?? randomBytes(4).readUInt32BE(0);
+  const seed = prior ? prior.seed : (given.seed ?? randomBytes(4).readUInt32BE(0));
   const selection = prior ? { name: prior.preset, scenarios: prior.scenarios } : resolveScenarios(given.scenarios, given.cwd);
   const anchoring = given.mode === 'check' && !given.reference && given.stored && given.anchor !== false;
   const anchor = anchoring ? await anchoredReference(given.stored!) : undefined;
   if (anchor) (anchor.degraded ? ui.warn : ui.info)(`Stored baseline: ${anchor.note}.`);
   const opts: RunOptions = { ...given, reference: given.reference ?? anchor?.reference };
   // From the whole selection (not this shard's part), so every shard runs the same n.
-  const looks = opts.reference && opts.sequential !== false ? opts.looks ?? (opts.repetitions === undefined ? selection.looks : undefined) : undefined;
+  const looks = opts.reference && opts.sequential !== false ? (opts.looks ?? (opts.repetitions === undefined ? selection.looks : undefined)) : undefined;
   // A resumed run takes its design, repetitions and (sharded, skipped) scenarios as recorded.
-  const design: SequentialDesign | undefined = prior ? (prior.sequential && designOf(prior.sequential))
-    : looks?.length ? sequentialDesign(looks, selection.scenarios.reduce((m, s) => m + s.gate.length, 0), opts.repetitions ?? defaultRepetitions(selection.scenarios, true, selection.pairs))
-    : undefined;
-  const repetitions = prior ? prior.repetitions : design ? design.looks.at(-1)! : opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs);
-  const scenarios = prior ? prior.scenarios : shardScenarios(selection.scenarios.map((s) => ({
-    ...s,
-    durationSeconds: opts.duration ?? s.durationSeconds,
-    warmupSeconds: opts.warmup ?? s.warmupSeconds,
-  })), opts.shard, repetitions);
+  const design: SequentialDesign | undefined = prior
+    ? prior.sequential && designOf(prior.sequential)
+    : looks?.length
+      ? sequentialDesign(
+          looks,
+          selection.scenarios.reduce((m, s) => m + s.gate.length, 0),
+          opts.repetitions ?? defaultRepetitions(selection.scenarios, true, selection.pairs),
+        )
+      : undefined;
+  const repetitions = prior ? prior.repetitions : design ? design.looks.at(-1)! : (opts.repetitions ?? defaultRepetitions(selection.scenarios, opts.reference !== undefined, selection.pairs));
+  const scenarios = prior
+    ? prior.scenarios
+    : shardScenarios(
+        selection.scenarios.map((s) => ({
+          ...s,
+          durationSeconds: opts.duration ?? s.durationSeconds,
+          warmupSeconds: opts.warmup ?? s.warmupSeconds,
+        })),
+        opts.shard,
+        repetitions,
+      );
   if (!(repetitions >= 1)) throw new GateError(`repetitions must be at least 1, got ${repetitions}`, { field: 'repetitions' });
   const specs = [opts.candidate, ...(opts.reference ? [opts.reference] : [])];
   const limit = runTimeLimit(opts.timeLimitSeconds);
   const trialSignal = AbortSignal.any([limit.signal, ...(opts.signal ? [opts.signal] : [])]);
   // Flame graphs need perf on this runner and profilable containers on both sides.
-  const noProfile = !opts.flameGraph ? undefined : !opts.reference ? 'no flame graph: it compares the two targets of a same-run A/B, and this run has one'
-    : specs.some((x) => x.kind !== 'docker') ? 'no flame graph: only brokers this tool starts as containers can be profiled'
-    : await perfUnavailable().then((why) => (why ? `no flame graph: ${why}` : undefined));
+  const noProfile = !opts.flameGraph
+    ? undefined
+    : !opts.reference
+      ? 'no flame graph: it compares the two targets of a same-run A/B, and this run has one'
+      : specs.some((x) => x.kind !== 'docker')
+        ? 'no flame graph: only brokers this tool starts as containers can be profiled'
+        : await perfUnavailable().then((why) => (why ? `no flame graph: ${why}` : undefined));
   if (noProfile) ui.warn(noProfile);
   return {
-    given, ui, runId, started, prior, seed, selection, anchor, opts, design, repetitions, scenarios, specs,
-    errors: [], handles: [], trials: [], inheritedBy: new Map(), limit, trialSignal,
-    planned: scenarios.length * specs.length * repetitions, kept: new Map(),
+    given,
+    ui,
+    runId,
+    started,
+    prior,
+    seed,
+    selection,
+    anchor,
+    opts,
+    design,
+    repetitions,
+    scenarios,
+    specs,
+    errors: [],
+    handles: [],
+    trials: [],
+    inheritedBy: new Map(),
+    limit,
+    trialSignal,
+    planned: scenarios.length * specs.length * repetitions,
+    kept: new Map(),
     watch: await MachineWatch.begin(ui, trialSignal),
-    profiling: opts.flameGraph === true && !noProfile, flames: [], flameNote: noProfile,
+    profiling: opts.flameGraph === true && !noProfile,
+    flames: [],
+    flameNote: noProfile,
   };
 }
 

@@ -31,15 +31,22 @@ export async function runPipeline(given: RunOptions, ui: Ui): Promise<RunReport>
   const s = await prepare(given, ui);
   try {
     await boot(s);
-    const plan = buildPlan(s.scenarios, s.specs.map((x) => x.id), s.repetitions, s.seed);
+    const plan = buildPlan(
+      s.scenarios,
+      s.specs.map((x) => x.id),
+      s.repetitions,
+      s.seed,
+    );
     s.planned = plan.length;
     s.focus = focusOn(s.handles, ui.warn, s.opts.freezeIdle !== false);
     if (s.prior) {
       s.kept = keptTrials(s.prior, plan, given.resume!.file);
       ui.info(`Resuming ${given.resume!.file}: ${s.kept.size} trial(s) of the interrupted run are kept, the rest of its plan runs now`);
     }
-    ui.info(`Running ${plan.length} trials (${s.scenarios.length} scenarios × ${s.specs.length} targets × ${s.repetitions}), about ${Math.round(estimateSeconds(plan))} s, seed ${s.seed}`
-      + (s.design ? `; group-sequential: each scenario judged after ${s.design.looks.join(', ')} pairs and stopped once decided` : ''));
+    ui.info(
+      `Running ${plan.length} trials (${s.scenarios.length} scenarios × ${s.specs.length} targets × ${s.repetitions}), about ${Math.round(estimateSeconds(plan))} s, seed ${s.seed}` +
+        (s.design ? `; group-sequential: each scenario judged after ${s.design.looks.join(', ')} pairs and stopped once decided` : ''),
+    );
     s.seq = s.design && s.opts.reference ? new SequentialRun(s.design, s.opts.failFast !== false) : undefined;
     await execute(s, plan, {
       run: (p) => trialOnItsTarget(s, p),

@@ -31,9 +31,7 @@ export function expectedSeconds(s: ScenarioSpec, repetitions: number): number {
 
 /** All n shards: longest first into the least-loaded bin (ties: id, then lowest bin); each bin keeps the input order. */
 export function shardBins(scenarios: ScenarioSpec[], count: number, repetitions: number): ScenarioSpec[][] {
-  const order = scenarios
-    .map((s, i) => ({ s, i, w: expectedSeconds(s, repetitions) }))
-    .sort((a, b) => b.w - a.w || (a.s.id < b.s.id ? -1 : a.s.id > b.s.id ? 1 : a.i - b.i));
+  const order = scenarios.map((s, i) => ({ s, i, w: expectedSeconds(s, repetitions) })).sort((a, b) => b.w - a.w || (a.s.id < b.s.id ? -1 : a.s.id > b.s.id ? 1 : a.i - b.i));
   const load = new Array<number>(count).fill(0);
   const member = new Array<number>(scenarios.length);
   for (const { i, w } of order) {

@@ -50,9 +50,11 @@ function scopeText(r: BisectReport): string {
   const n = s.images.length;
   const bound = Math.ceil(Math.log2(n)) + 1;
   const skips = s.steps.filter((x) => x.outcome === 'skipped').length;
-  return `${n} images from ${s.images[0].image} (known good) to ${s.images[n - 1].image} (known bad), each step a same-run paired A/B against the good end `
-    + `on scenarios ${s.scenarios}${s.range ? `; the images of ${s.range.spec} (first-parent commits, template ${s.range.template})` : ''}. `
-    + `${r.status.verdicts} verdict${r.status.verdicts === 1 ? '' : 's'}${skips ? ` and ${skips} skip${skips === 1 ? '' : 's'}` : ''} in ${minutes(s.seconds)} (a bisect of ${n} images needs at most ⌈log₂ ${n}⌉ + 1 = ${bound} without repeats).`;
+  return (
+    `${n} images from ${s.images[0].image} (known good) to ${s.images[n - 1].image} (known bad), each step a same-run paired A/B against the good end ` +
+    `on scenarios ${s.scenarios}${s.range ? `; the images of ${s.range.spec} (first-parent commits, template ${s.range.template})` : ''}. ` +
+    `${r.status.verdicts} verdict${r.status.verdicts === 1 ? '' : 's'}${skips ? ` and ${skips} skip${skips === 1 ? '' : 's'}` : ''} in ${minutes(s.seconds)} (a bisect of ${n} images needs at most ⌈log₂ ${n}⌉ + 1 = ${bound} without repeats).`
+  );
 }
 
 function metricText(x: BisectStep): string {
@@ -80,7 +82,10 @@ export function renderBisectMarkdown(r: BisectReport, o: { name: string; runUrl?
   const st = r.status;
   const icon = st.state === 'found' ? '🎯' : st.state === 'ambiguous' ? '❔' : '⏸️';
   const code = (s: string) => `\`${s.replace(/`/g, '')}\``;
-  const rows = r.state.steps.map((x, k) => `| ${k + 1} | ${code(x.image)} (${x.index + 1}) | ${x.attempt} | ${OUTCOME_ICON[x.outcome]} ${x.outcome}${x.verdict ? ` (${x.verdict})` : ''} | ${stepDelta(x)} | ${md(metricText(x)) || '–'} | ${x.pairs ?? '–'} | ${minutes(x.seconds)} |`);
+  const rows = r.state.steps.map(
+    (x, k) =>
+      `| ${k + 1} | ${code(x.image)} (${x.index + 1}) | ${x.attempt} | ${OUTCOME_ICON[x.outcome]} ${x.outcome}${x.verdict ? ` (${x.verdict})` : ''} | ${stepDelta(x)} | ${md(metricText(x)) || '–'} | ${x.pairs ?? '–'} | ${minutes(x.seconds)} |`,
+  );
   const notes = r.state.steps.map((x, k) => (x.note ? `- step ${k + 1} (${code(x.image)}): ${md(x.note.length > 400 ? `${x.note.slice(0, 400)}…` : x.note)}` : '')).filter(Boolean);
   return [
     `## ${icon} ${md(o.name)} bisect: ${md(bisectHeadline(r))}`,
@@ -105,19 +110,41 @@ export function bisectTerminal(r: BisectReport, color: boolean): string {
   const c = paint(color);
   const oc: Record<string, string> = { good: '32', bad: '1;31', undecided: '33', skipped: '2' };
   const head = ['#', 'Image', 'Pos', 'Try', 'Outcome', 'Verdict', 'Δ [CI]', 'Metric', 'Pairs', 'Time'];
-  const rows = r.state.steps.map((x, k) => [String(k + 1), x.image, String(x.index + 1), String(x.attempt), x.outcome, x.verdict ?? '–', stepDelta(x), metricText(x) || '–', String(x.pairs ?? '–'), minutes(x.seconds)]);
+  const rows = r.state.steps.map((x, k) => [
+    String(k + 1),
+    x.image,
+    String(x.index + 1),
+    String(x.attempt),
+    x.outcome,
+    x.verdict ?? '–',
+    stepDelta(x),
+    metricText(x) || '–',
+    String(x.pairs ?? '–'),
+    minutes(x.seconds),
+  ]);
   const w = head.map((hd, i) => Math.max(hd.length, ...rows.map((row) => row[i].length)));
   const pad = (row: string[]) => row.map((s, i) => ([0, 2, 3, 6, 8, 9].includes(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
   const st = r.status;
   const title = st.state === 'found' ? c('1;31', '✘ FOUND') : st.state === 'ambiguous' ? c('33', '? AMBIGUOUS') : c('2', '… STOPPED');
-  const commits = st.state !== 'running' ? commitLines(r, (s) => s, (s) => s) : [];
+  const commits =
+    st.state !== 'running'
+      ? commitLines(
+          r,
+          (s) => s,
+          (s) => s,
+        )
+      : [];
   return [
     `${title}  ${bisectHeadline(r)}`,
     scopeText(r),
     ...commits,
     '',
     c('1', pad(head).join('  ').trimEnd()),
-    ...rows.map((row, k) => { const cells = pad(row); cells[4] = c(oc[r.state.steps[k].outcome], cells[4]); return cells.join('  ').trimEnd(); }),
+    ...rows.map((row, k) => {
+      const cells = pad(row);
+      cells[4] = c(oc[r.state.steps[k].outcome], cells[4]);
+      return cells.join('  ').trimEnd();
+    }),
     ...r.state.steps.map((x, k) => (x.note ? `  step ${k + 1}: ${x.note.length > 300 ? `${x.note.slice(0, 300)}…` : x.note}` : '')).filter(Boolean),
     '',
   ].join('\n');
@@ -128,15 +155,28 @@ export function bisectChart(r: BisectReport): StepsChart {
   const n = r.state.images.length;
   const last = new Map<number, BisectStep>();
   for (const x of r.state.steps) last.set(x.index, x);
-  const at = (i: number, f: (x: BisectStep) => number | null | undefined) => { const x = last.get(i); const v = x && f(x); return v == null ? null : (v - 1) * 100; };
-  const kinds = Array.from({ length: n }, (_, i) => { const x = last.get(i); return !x ? 'other' : x.outcome === 'good' ? 'good' : x.outcome === 'bad' ? 'bad' : x.outcome === 'skipped' ? 'skip' : 'other'; });
+  const at = (i: number, f: (x: BisectStep) => number | null | undefined) => {
+    const x = last.get(i);
+    const v = x && f(x);
+    return v == null ? null : (v - 1) * 100;
+  };
+  const kinds = Array.from({ length: n }, (_, i) => {
+    const x = last.get(i);
+    return !x ? 'other' : x.outcome === 'good' ? 'good' : x.outcome === 'bad' ? 'bad' : x.outcome === 'skipped' ? 'skip' : 'other';
+  });
   const st = r.status;
   const metric = r.state.steps.find((x) => x.metric);
   return {
-    type: 'steps', title: `Δ % against the good end per image${metric ? ` (${metricText(metric)}, the step's headline metric)` : ''}`, unit: 'Δ %',
+    type: 'steps',
+    title: `Δ % against the good end per image${metric ? ` (${metricText(metric)}, the step's headline metric)` : ''}`,
+    unit: 'Δ %',
     labels: r.state.images.map((img, i) => `${i + 1}${img.commit ? ` ${short(img.commit).slice(0, 7)}` : ''}`),
-    values: Array.from({ length: n }, (_, i) => at(i, (x) => x.ratio)), lo: Array.from({ length: n }, (_, i) => at(i, (x) => x.ciLow)), hi: Array.from({ length: n }, (_, i) => at(i, (x) => x.ciHigh)),
-    kinds, line: false, ref: { value: 0, label: 'the good end' },
+    values: Array.from({ length: n }, (_, i) => at(i, (x) => x.ratio)),
+    lo: Array.from({ length: n }, (_, i) => at(i, (x) => x.ciLow)),
+    hi: Array.from({ length: n }, (_, i) => at(i, (x) => x.ciHigh)),
+    kinds,
+    line: false,
+    ref: { value: 0, label: 'the good end' },
     marks: st.state === 'found' ? [{ at: st.culprit!, label: 'first bad' }] : st.state === 'ambiguous' ? [{ at: st.suspects[0], label: 'first bad is from here' }] : [],
   };
 }
@@ -146,12 +186,26 @@ export function renderBisectHtml(r: BisectReport, o: { name?: string; runUrl?: s
   const name = o.name ?? 'rabbitmq-perf-gate';
   const st = r.status;
   const cls = st.state === 'found' ? 'fail' : st.state === 'ambiguous' ? 'warn' : 'inconclusive';
-  const rows = r.state.steps.map((x, k) => `<tr><td class="n">${k + 1}</td><td><code>${h(x.image)}</code></td><td class="n">${x.index + 1}</td><td class="n">${x.attempt}</td>`
-    + `<td class="t-${x.outcome === 'good' ? 'pass' : x.outcome === 'bad' ? 'fail' : 'inconclusive'}">${h(x.outcome)}${x.verdict ? ` (${h(x.verdict)})` : ''}</td><td class="n">${h(stepDelta(x))}</td>`
-    + `<td>${h(metricText(x) || '–')}</td><td class="n">${h(x.pairs ?? '–')}</td><td>${h(designText(x))}</td><td class="n">${h(minutes(x.seconds))}</td><td class="small">${h(x.note ?? '')}</td></tr>`).join('');
-  const commits = st.state !== 'running' ? commitLines(r, (s) => s, (s) => s) : [];
+  const rows = r.state.steps
+    .map(
+      (x, k) =>
+        `<tr><td class="n">${k + 1}</td><td><code>${h(x.image)}</code></td><td class="n">${x.index + 1}</td><td class="n">${x.attempt}</td>` +
+        `<td class="t-${x.outcome === 'good' ? 'pass' : x.outcome === 'bad' ? 'fail' : 'inconclusive'}">${h(x.outcome)}${x.verdict ? ` (${h(x.verdict)})` : ''}</td><td class="n">${h(stepDelta(x))}</td>` +
+        `<td>${h(metricText(x) || '–')}</td><td class="n">${h(x.pairs ?? '–')}</td><td>${h(designText(x))}</td><td class="n">${h(minutes(x.seconds))}</td><td class="small">${h(x.note ?? '')}</td></tr>`,
+    )
+    .join('');
+  const commits =
+    st.state !== 'running'
+      ? commitLines(
+          r,
+          (s) => s,
+          (s) => s,
+        )
+      : [];
   const runLink = o.runUrl && /^https?:\/\//.test(o.runUrl) ? ` · <a href="${h(o.runUrl)}">workflow run</a>` : '';
-  const images = r.state.images.map((img, i) => `<tr><td class="n">${i + 1}</td><td><code>${h(img.image)}</code></td><td><code>${h(short(img.commit))}</code> ${h(img.subject ?? '')}</td></tr>`).join('');
+  const images = r.state.images
+    .map((img, i) => `<tr><td class="n">${i + 1}</td><td><code>${h(img.image)}</code></td><td><code>${h(short(img.commit))}</code> ${h(img.subject ?? '')}</td></tr>`)
+    .join('');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>${h(name)} bisect: ${h(st.state)}</title>
@@ -160,7 +214,14 @@ export function renderBisectHtml(r: BisectReport, o: { name?: string; runUrl?: s
 <header><h1><span class="badge v-${cls}">${h(st.state)}</span>${h(name)} bisect: ${h(bisectHeadline(r))}</h1>
 <div class="sub">${h(r.createdAt)}${runLink}</div>
 <p>${h(scopeText(r))}</p>
-${commits.length ? `<p>${h(commits[0])}</p><ul>${commits.slice(1).map((l) => `<li>${h(l.replace(/^- /, ''))}</li>`).join('')}</ul>` : ''}
+${
+  commits.length
+    ? `<p>${h(commits[0])}</p><ul>${commits
+        .slice(1)
+        .map((l) => `<li>${h(l.replace(/^- /, ''))}</li>`)
+        .join('')}</ul>`
+    : ''
+}
 </header>
 <section id="chart"><h2>Probes</h2><div class="small muted">each tested image's ratio against the good end with its CI (the step's headline gating metric); green good, red bad, grey skipped, blue undecided</div><div class="chart" data-chart="bisect"></div></section>
 <section id="steps"><h2>Steps</h2><table><thead><tr><th>#</th><th>Image</th><th>Position</th><th>Attempt</th><th>Outcome (verdict)</th><th>Δ [CI]</th><th>Metric</th><th>Pairs</th><th>Design</th><th>Time</th><th>Note</th></tr></thead><tbody>${rows || '<tr><td colspan="11">no step yet</td></tr>'}</tbody></table></section>

@@ -8,9 +8,22 @@ import { mergeEncoded } from '../metrics/histogram';
 import { median } from '../compare/stats';
 import { CI, ciLabel } from './format';
 
-export interface TargetRef { id: string; label: string; color: string }
-export interface LineSeries { label: string; target: string; values: (number | null)[]; dash?: boolean; band?: 'min' | 'max' }
-export interface RefLine { label: string; value: number }
+export interface TargetRef {
+  id: string;
+  label: string;
+  color: string;
+}
+export interface LineSeries {
+  label: string;
+  target: string;
+  values: (number | null)[];
+  dash?: boolean;
+  band?: 'min' | 'max';
+}
+export interface RefLine {
+  label: string;
+  value: number;
+}
 export interface XYChart {
   type: 'throughput' | 'percentiles' | 'scatter';
   title: string;
@@ -30,7 +43,11 @@ export interface DeltaBar {
   change: Change;
   gating: boolean;
 }
-export interface DeltaChart { type: 'delta'; title: string; bars: DeltaBar[] }
+export interface DeltaChart {
+  type: 'delta';
+  title: string;
+  bars: DeltaBar[];
+}
 /**
  * A series over ordered points (nightly runs, a bisect's images): one value per point with its CI
  * whiskers (null: no value there), dashed segment means, and step marks drawn as a vertical line
@@ -75,7 +92,9 @@ export interface ChartData {
 
 const PALETTE = ['#2563eb', '#ea580c', '#7c3aed', '#0d9488', '#db2777', '#65a30d'];
 const HISTOGRAM_TITLES: Record<string, string> = {
-  latency: 'Latency, publish → consume', confirm_latency: 'Confirm latency, publish → confirm', churn_op_latency: 'Churn operation latency',
+  latency: 'Latency, publish → consume',
+  confirm_latency: 'Confirm latency, publish → confirm',
+  churn_op_latency: 'Churn operation latency',
 };
 const histogramTitle = (key: string) => HISTOGRAM_TITLES[key] ?? `${key.replace(/_/g, ' ')} (percentiles)`;
 /** Histogram kinds in the scenario's trials, known ones first. */
@@ -107,10 +126,11 @@ function throughput(report: RunReport, s: ScenarioSpec, targets: TargetRef[]): X
   per.forEach((trials, i) => {
     if (!trials.length) return;
     const t = targets[i];
-    const values = (key: 'published' | 'consumed', f: (v: number[]) => number) => x.map((at) => {
-      const vs = trials.map((tr) => tr.series.find((p) => sec(p) === at)?.[key]).filter((v): v is number => typeof v === 'number');
-      return vs.length ? f(vs) : null;
-    });
+    const values = (key: 'published' | 'consumed', f: (v: number[]) => number) =>
+      x.map((at) => {
+        const vs = trials.map((tr) => tr.series.find((p) => sec(p) === at)?.[key]).filter((v): v is number => typeof v === 'number');
+        return vs.length ? f(vs) : null;
+      });
     series.push({ label: `${t.label} consumed`, target: t.id, values: values('consumed', median) });
     series.push({ label: `${t.label} published`, target: t.id, values: values('published', median), dash: true });
     if (trials.length > 1) {
@@ -124,7 +144,9 @@ function throughput(report: RunReport, s: ScenarioSpec, targets: TargetRef[]): X
 function percentiles(report: RunReport, s: ScenarioSpec, targets: TargetRef[], key: string, title: string): XYChart | undefined {
   const series: LineSeries[] = [];
   for (const t of targets) {
-    const encoded = validTrials(report, s.id, t.id).map((tr) => tr.histograms[key]).filter((e): e is string => Boolean(e));
+    const encoded = validTrials(report, s.id, t.id)
+      .map((tr) => tr.histograms[key])
+      .filter((e): e is string => Boolean(e));
     if (!encoded.length) continue;
     let h: ReturnType<typeof mergeEncoded>;
     try {
@@ -139,19 +161,27 @@ function percentiles(report: RunReport, s: ScenarioSpec, targets: TargetRef[], k
   return series.length ? { type: 'percentiles', title, unit: 'ms', x: PERCENTILE_X, series } : undefined;
 }
 
-const metricOrder = (id: string) => { const i = METRICS.findIndex((m) => m.id === id); return i < 0 ? METRICS.length : i; };
+const metricOrder = (id: string) => {
+  const i = METRICS.findIndex((m) => m.id === id);
+  return i < 0 ? METRICS.length : i;
+};
 
 function deltas(cs: Comparison[], ci: string): DeltaChart {
-  const bars = cs.filter((c) => c.ratio !== null && Number.isFinite(c.ratio))
+  const bars = cs
+    .filter((c) => c.ratio !== null && Number.isFinite(c.ratio))
     .sort((a, b) => Number(b.gating) - Number(a.gating) || metricOrder(a.metric) - metricOrder(b.metric))
-    .map((c): DeltaBar => ({
-      label: metricDef(c.metric).label,
-      delta: (c.ratio! - 1) * 100,
-      lo: c.ciLow === null ? null : (c.ciLow - 1) * 100,
-      hi: c.ciHigh === null ? null : (c.ciHigh - 1) * 100,
-      tolerance: (c.direction === 'higher' ? -1 : 1) * c.tolerance * 100,
-      verdict: c.verdict, change: c.change, gating: c.gating,
-    }));
+    .map(
+      (c): DeltaBar => ({
+        label: metricDef(c.metric).label,
+        delta: (c.ratio! - 1) * 100,
+        lo: c.ciLow === null ? null : (c.ciLow - 1) * 100,
+        hi: c.ciHigh === null ? null : (c.ciHigh - 1) * 100,
+        tolerance: (c.direction === 'higher' ? -1 : 1) * c.tolerance * 100,
+        verdict: c.verdict,
+        change: c.change,
+        gating: c.gating,
+      }),
+    );
   const c = cs[0];
   const what = c.against === 'stored' ? 'the stored baseline' : `${c.baselineLabel} (same run)`;
   return { type: 'delta', title: `${c.candidateLabel} vs ${what}: Δ % with ${ci}`, bars };
@@ -161,10 +191,13 @@ function scatter(report: RunReport, s: ScenarioSpec, targets: TargetRef[], metri
   const trials = report.trials.filter((t) => t.scenario === s.id && t.valid && Number.isFinite(t.metrics[metric]));
   if (!trials.length) return undefined;
   const x = [...new Set(trials.map((t) => t.order + 1))].sort((a, b) => a - b);
-  const series = targets.filter((t) => trials.some((tr) => tr.target === t.id)).map((t) => ({
-    label: t.label, target: t.id,
-    values: x.map((o) => trials.find((tr) => tr.target === t.id && tr.order + 1 === o)?.metrics[metric] ?? null),
-  }));
+  const series = targets
+    .filter((t) => trials.some((tr) => tr.target === t.id))
+    .map((t) => ({
+      label: t.label,
+      target: t.id,
+      values: x.map((o) => trials.find((tr) => tr.target === t.id && tr.order + 1 === o)?.metrics[metric] ?? null),
+    }));
   const refs = report.comparisons
     .filter((c) => c.scenario === s.id && c.metric === metric && c.against === 'stored' && c.baselineMedian !== null)
     .map((c) => ({ label: 'stored baseline median', value: c.baselineMedian! }));
@@ -180,15 +213,24 @@ export function nightlyChart(x: NightlySeries): StepsChart {
   const y = (v: number | null | undefined) => (v === null || v === undefined ? null : ratio ? (v - 1) * 100 : v);
   const values = x.points.map((p) => y(p.value));
   const cuts = [0, ...x.steps.map((s) => s.index).sort((a, b) => a - b), values.length];
-  const segments = cuts.slice(1).map((to, k) => {
-    const vs = values.slice(cuts[k], to).filter((v): v is number => v !== null);
-    return { from: cuts[k], to, mean: vs.reduce((a, b) => a + b, 0) / Math.max(1, vs.length) };
-  }).filter((seg) => seg.to > seg.from);
+  const segments = cuts
+    .slice(1)
+    .map((to, k) => {
+      const vs = values.slice(cuts[k], to).filter((v): v is number => v !== null);
+      return { from: cuts[k], to, mean: vs.reduce((a, b) => a + b, 0) / Math.max(1, vs.length) };
+    })
+    .filter((seg) => seg.to > seg.from);
   const signed = (m: number) => `${m >= 0 ? '+' : '−'}${Math.abs(m * 100).toFixed(1)} %`;
   return {
-    type: 'steps', title: `${x.scenario} ${def.label}: ${ratio ? 'Δ % against the reference broker (paired ratio, its CI)' : `median${def.unit ? ` (${def.unit})` : ''}`}`,
-    unit: ratio ? 'Δ %' : def.unit, labels: x.points.map((p) => p.createdAt.slice(5, 10)), values,
-    lo: x.points.map((p) => y(p.ciLow)), hi: x.points.map((p) => y(p.ciHigh)), line: true, segments,
+    type: 'steps',
+    title: `${x.scenario} ${def.label}: ${ratio ? 'Δ % against the reference broker (paired ratio, its CI)' : `median${def.unit ? ` (${def.unit})` : ''}`}`,
+    unit: ratio ? 'Δ %' : def.unit,
+    labels: x.points.map((p) => p.createdAt.slice(5, 10)),
+    values,
+    lo: x.points.map((p) => y(p.ciLow)),
+    hi: x.points.map((p) => y(p.ciHigh)),
+    line: true,
+    segments,
     marks: x.steps.map((s) => ({ at: s.index, label: `${s.isNew ? 'new ' : ''}step ${signed(s.magnitude)}` })),
     ...(ratio ? { ref: { value: 0, label: 'the reference' } } : {}),
   };

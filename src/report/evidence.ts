@@ -16,8 +16,10 @@ const MIN_SHARE = 0.05;
 /** The largest significant evidence changes of a scenario against one reference, largest first. */
 export function topEvidence(r: RunReport, scenario: string, against: string, max = 4): Comparison[] {
   const material = (c: Comparison) => c.unit !== 'share' || Math.max(c.baselineMedian ?? 0, c.candidateMedian ?? 0) >= MIN_SHARE;
-  return (r.evidence ?? []).filter((c) => c.scenario === scenario && c.against === against && significant(c) && material(c))
-    .sort((a, b) => Math.abs(Math.log(b.ratio!)) - Math.abs(Math.log(a.ratio!))).slice(0, max);
+  return (r.evidence ?? [])
+    .filter((c) => c.scenario === scenario && c.against === against && significant(c) && material(c))
+    .sort((a, b) => Math.abs(Math.log(b.ratio!)) - Math.abs(Math.log(a.ratio!)))
+    .slice(0, max);
 }
 
 /** "GCs per 1000 messages +42.0 % [31.0, 55.0]" */
@@ -35,8 +37,11 @@ export function evidenceForRegressions(r: RunReport): Array<{ scenario: string; 
     const any = (r.evidence ?? []).some((e) => e.scenario === c.scenario && e.against === c.against);
     const top = topEvidence(r, c.scenario, c.against);
     out.push({
-      scenario: c.scenario, against: c.against, baselineLabel: c.baselineLabel, lines: top.map(evidenceText),
-      ...(top.length ? {} : { none: any ? 'no broker evidence moved significantly' : 'no broker evidence recorded for this scenario (see the targets\' evidence below)' }),
+      scenario: c.scenario,
+      against: c.against,
+      baselineLabel: c.baselineLabel,
+      lines: top.map(evidenceText),
+      ...(top.length ? {} : { none: any ? 'no broker evidence moved significantly' : "no broker evidence recorded for this scenario (see the targets' evidence below)" }),
     });
   }
   return out;
@@ -44,6 +49,7 @@ export function evidenceForRegressions(r: RunReport): Array<{ scenario: string; 
 
 /** "label: no cgroup (why); …" per target that lacks an evidence source. */
 export function evidenceGaps(r: RunReport): string[] {
-  return (r.targets ?? []).filter((t) => t.evidence?.missing.length)
+  return (r.targets ?? [])
+    .filter((t) => t.evidence?.missing.length)
     .map((t) => `${t.label}: ${t.evidence!.missing.map((m) => `no ${m.source === 'all' ? 'broker' : m.source} evidence (${m.why})`).join('; ')}`);
 }

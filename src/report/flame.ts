@@ -36,10 +36,16 @@ export function flameSvg(f: FlameGraph): string | undefined {
     depth = Math.max(depth, level);
     const [sc, sb] = [n.candidate / tc, n.baseline / tb];
     const title = `${n.name}: ${pct(sc)} of ${f.candidateLabel}'s samples, ${pct(sb)} of ${f.baselineLabel}'s (${sc >= sb ? '+' : '−'}${(Math.abs(sc - sb) * 100).toFixed(1)} points)`;
-    rects.push(`<g><title>${h(title)}</title><rect x="${x.toFixed(1)}" y="${level * ROW}" width="${w.toFixed(1)}" height="${ROW - 1}" fill="${colour(sc - sb)}"/>`
-      + (w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${level * ROW + 11}" font-size="11" font-family="monospace">${h(n.name.slice(0, Math.floor(w / 7)))}</text>` : '') + '</g>');
+    rects.push(
+      `<g><title>${h(title)}</title><rect x="${x.toFixed(1)}" y="${level * ROW}" width="${w.toFixed(1)}" height="${ROW - 1}" fill="${colour(sc - sb)}"/>` +
+        (w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="${level * ROW + 11}" font-size="11" font-family="monospace">${h(n.name.slice(0, Math.floor(w / 7)))}</text>` : '') +
+        '</g>',
+    );
     let cx = x;
-    for (const c of n.children) { draw(c, cx, level + 1); cx += (c.candidate / tc) * WIDTH; }
+    for (const c of n.children) {
+      draw(c, cx, level + 1);
+      cx += (c.candidate / tc) * WIDTH;
+    }
   };
   draw(root, 0, 0);
   const height = (depth + 1) * ROW;
@@ -56,8 +62,10 @@ export function flameSection(f: FlameGraph): string {
   const svg = flameSvg(f);
   if (!svg) return '';
   const shifts = flameShiftLines(f, 5);
-  return `<h3>Differential flame graph</h3><div class="small muted">perf samples of one extra trial on each target (node 1, +JPperf true, scheduler threads merged): `
-    + `${h(String(total(f.candidate)))} on ${h(f.candidateLabel)}, ${h(String(total(f.baseline)))} on ${h(f.baselineLabel)}; width: share of ${h(f.candidateLabel)}'s samples; `
-    + `red: more time than on ${h(f.baselineLabel)}, blue: less; hover a frame for its shares</div>${svg}`
-    + (shifts.length ? `<ul class="small">${shifts.map((l) => `<li><code>${h(l)}</code></li>`).join('')}</ul>` : '');
+  return (
+    `<h3>Differential flame graph</h3><div class="small muted">perf samples of one extra trial on each target (node 1, +JPperf true, scheduler threads merged): ` +
+    `${h(String(total(f.candidate)))} on ${h(f.candidateLabel)}, ${h(String(total(f.baseline)))} on ${h(f.baselineLabel)}; width: share of ${h(f.candidateLabel)}'s samples; ` +
+    `red: more time than on ${h(f.baselineLabel)}, blue: less; hover a frame for its shares</div>${svg}` +
+    (shifts.length ? `<ul class="small">${shifts.map((l) => `<li><code>${h(l)}</code></li>`).join('')}</ul>` : '')
+  );
 }

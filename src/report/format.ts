@@ -86,13 +86,14 @@ export function nText(c: Comparison): string {
 /** The decision rule in one sentence, naming the test(s) the report's comparisons used. */
 export function ruleText(cs: readonly Comparison[], seq?: RunReport['sequential']): string {
   const tests = [
-    ...(cs.some((c) => c.paired) ? ['same-run: the exact Wilcoxon signed-rank test of the log ratios of the rounds\' back-to-back pairs'] : []),
+    ...(cs.some((c) => c.paired) ? ["same-run: the exact Wilcoxon signed-rank test of the log ratios of the rounds' back-to-back pairs"] : []),
     ...(cs.some((c) => !c.paired) || cs.length === 0 ? [`${cs.some((c) => c.paired) ? 'stored baseline: ' : ''}the exact Mann-Whitney U test`] : []),
   ];
   const correction = seq
     ? `Bonferroni-corrected across the selection's ${seq.family} gating metric${seq.family === 1 ? '' : 's'}, α = ${ALPHA} spent across looks at ${seq.looks.join(', ')} pairs (one-sided level ${seq.level.toFixed(4)} at each, Pocock-type, calibrated on the exact signed-rank distribution)`
     : `Holm-corrected across gating metrics (α = ${ALPHA})`;
-  const level = seq ? `${(100 * (1 - 2 * seq.level)).toFixed(1)} % CI (each end a one-sided ${(100 * (1 - seq.level)).toFixed(1)} % bound)`
+  const level = seq
+    ? `${(100 * (1 - 2 * seq.level)).toFixed(1)} % CI (each end a one-sided ${(100 * (1 - seq.level)).toFixed(1)} % bound)`
     : `${CI} (each end a one-sided ${Math.round((1 - ALPHA) * 100)} % bound)`;
   return `${tests.join('; ')}, ${correction}; Δ is the Hodges-Lehmann ratio with its distribution-free ${level}; a metric is a regression only when it is significant and the whole CI lies beyond its tolerance in the bad direction, and "no regression of X % or more" once the CI's bad end X lies inside its equivalence margin (tolerance and margin per metric: ${marginList(cs)}); otherwise it is not decided.`;
 }
@@ -108,8 +109,10 @@ export function sequentialText(r: RunReport): string {
   const by = new Map<number, string[]>();
   for (const [id, n] of Object.entries(q.stopped)) by.set(n, [...(by.get(n) ?? []), id]);
   const cap = q.looks.at(-1)!;
-  const where = [...by.entries()].sort((a, b) => a[0] - b[0])
-    .map(([n, ids]) => `${ids.join(', ')} after ${n} pairs${n === cap ? ' (the cap)' : ` (look ${q.looks.indexOf(n) + 1} of ${q.looks.length})`}`).join('; ');
+  const where = [...by.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([n, ids]) => `${ids.join(', ')} after ${n} pairs${n === cap ? ' (the cap)' : ` (look ${q.looks.indexOf(n) + 1} of ${q.looks.length})`}`)
+    .join('; ');
   const min = Math.abs(q.savedSeconds) / 60;
   const time = q.savedSeconds >= 0 ? `${min.toFixed(1)} min of trials saved` : `${min.toFixed(1)} min of trials more`;
   const fast = q.failedFast ? ` Fail-fast: ${q.failedFast.scenario} failed after ${q.failedFast.pairs} pairs, so the scenarios still undecided stopped there.` : '';
@@ -162,7 +165,8 @@ export function headlineText(r: RunReport): string {
   const unit = first?.paired ? 'pairs' : 'trials per side';
   const decide = !first ? '' : more !== null && more <= 1000 ? ` — about ${more} ${unit} would likely decide it` : ` — more ${unit}, or a quieter runner, would decide it`;
   const stopped = r.errors.some((e) => isRunScope(e.scope)) ? ' (the run stopped early)' : '';
-  const openText = first ? `${open.length} of ${gating.length} gating metrics open${stopped}: ${named(first)}${first.bound !== null && first.bound !== undefined && first.bound > 0 ? `, a regression of ${boundPct(first.bound)} not ruled out` : ''}${open.length > 1 ? ` and ${open.length - 1} more` : ''}${decide}`
+  const openText = first
+    ? `${open.length} of ${gating.length} gating metrics open${stopped}: ${named(first)}${first.bound !== null && first.bound !== undefined && first.bound > 0 ? `, a regression of ${boundPct(first.bound)} not ruled out` : ''}${open.length > 1 ? ` and ${open.length - 1} more` : ''}${decide}`
     : 'the run stopped early';
   const others = green.length === 1 ? 'the other gating metric' : `the other ${green.length}`;
   return `not decided: ${openText}${green.length ? `; no regression of ${boundsByKind(green)} in ${others}` : ''}`;

@@ -7,7 +7,10 @@ const cores = (x: number) => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x
 const pct = (x: number) => `${Math.round(x * 100)} %`;
 
 function users(us: LoadUser[] | undefined): string {
-  return (us ?? []).slice(0, 4).map((u) => `${u.kind === 'container' ? 'container ' : ''}${u.name}${u.count && u.count > 1 ? ` ×${u.count}` : ''} ${cores(u.cores)}`).join(', ');
+  return (us ?? [])
+    .slice(0, 4)
+    .map((u) => `${u.kind === 'container' ? 'container ' : ''}${u.name}${u.count && u.count > 1 ? ` ×${u.count}` : ''} ${cores(u.cores)}`)
+    .join(', ');
 }
 
 /** "The machine was busy: …" or "Machine load: quiet …"; undefined when nothing was measured. */

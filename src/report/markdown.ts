@@ -50,18 +50,27 @@ function headline(r: RunReport, name: string): string {
 
 function environment(r: RunReport): string {
   const f = r.fingerprint;
-  const targets = r.targets.map((t) => `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.metadataStore ? `, metadata store ${md(t.metadataStore)}` : ''}${t.image ? `, image ${code(t.image)}` : ''}`).join('; ');
+  const targets = r.targets
+    .map(
+      (t) =>
+        `**${md(t.label)}**: RabbitMQ ${md(t.rabbitmqVersion)}, Erlang ${md(t.erlangVersion)}${t.metadataStore ? `, metadata store ${md(t.metadataStore)}` : ''}${t.image ? `, image ${code(t.image)}` : ''}`,
+    )
+    .join('; ');
   return [
     `**Decided by:** ${md(r.decidedBy)}.`,
     `**Rule:** ${ruleText(r.comparisons, r.sequential)}`,
     `**Targets:** ${targets || '–'}`,
     r.targetNote ? `**How they were chosen:** ${md(r.targetNote)}.` : '',
     r.targetDiff ? `<details><summary>How the two targets differ</summary>\n\n${fenced(r.targetDiff, 'diff')}\n\n</details>` : '',
-    r.effectDiff?.length ? `<details><summary>How they differ in effect, read back from the brokers (${r.effectDiff.length})</summary>\n\n${r.effectDiff.map((l) => `- ${md(l)}`).join('\n')}\n\n</details>` : '',
+    r.effectDiff?.length
+      ? `<details><summary>How they differ in effect, read back from the brokers (${r.effectDiff.length})</summary>\n\n${r.effectDiff.map((l) => `- ${md(l)}`).join('\n')}\n\n</details>`
+      : '',
     effective(r),
     evidenceGapsText(r),
     `**Runner fingerprint:** ${md(f.cpuModel)}, ${f.cores} cores, ${md(f.os)}, Node ${md(f.node)}, ${md(f.tool)} ${md(f.toolVersion)}; preset \`${md(r.preset)}\`, ${r.repetitions} repetitions, seed ${r.seed}, ${r.durationSeconds} s.`,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** What each broker was read back to run with (src/report/effective.ts), collapsed. */
@@ -93,11 +102,17 @@ function invalidTrials(r: RunReport): string {
 function runNotes(r: RunReport): string {
   const power = storedPowerText(r);
   const seq = sequentialText(r);
-  return r.errors.filter((e) => isRunScope(e.scope)).map((e) => `> **${md(e.message)}**\n`).join('') + (power ? `> ${md(power)}\n` : '')
-    + (seq ? `> ${md(seq)}\n` : '')
-    + (r.effectNote ? `> ${md(r.effectNote)}\n` : '')
-    + (r.flameNote ? `> ${md(r.flameNote)}\n` : '')
-    + (r.machine?.busy ? `> ${md(machineText(r)!)}\n` : ''); // a quiet machine: in the HTML report and the terminal
+  return (
+    r.errors
+      .filter((e) => isRunScope(e.scope))
+      .map((e) => `> **${md(e.message)}**\n`)
+      .join('') +
+    (power ? `> ${md(power)}\n` : '') +
+    (seq ? `> ${md(seq)}\n` : '') +
+    (r.effectNote ? `> ${md(r.effectNote)}\n` : '') +
+    (r.flameNote ? `> ${md(r.flameNote)}\n` : '') +
+    (r.machine?.busy ? `> ${md(machineText(r)!)}\n` : '')
+  ); // a quiet machine: in the HTML report and the terminal
 }
 
 function sections(r: RunReport): { regressions: Comparison[]; improvements: Comparison[]; rest: Comparison[] } {
@@ -115,9 +130,15 @@ function brokerEvidence(r: RunReport): string {
   const lines = groups.map((g) => {
     const flame = r.flames?.find((f) => f.scenario === g.scenario && f.against === g.against);
     // Frame names come from the broker's profile: escaped.
-    const shifts = flame ? flameShiftLines(flame).map((l) => `\`${l.replace(/`/g, '')}\``).join('; ') : '';
-    return `- **${md(g.scenario)}** vs ${md(g.baselineLabel)}: ${g.lines.length ? g.lines.join('; ') : `_${md(g.none)}_`}`
-      + (flame ? `\n  - flame graph (in the HTML report): ${shifts || 'no frame moved'}` : '');
+    const shifts = flame
+      ? flameShiftLines(flame)
+          .map((l) => `\`${l.replace(/`/g, '')}\``)
+          .join('; ')
+      : '';
+    return (
+      `- **${md(g.scenario)}** vs ${md(g.baselineLabel)}: ${g.lines.length ? g.lines.join('; ') : `_${md(g.none)}_`}` +
+      (flame ? `\n  - flame graph (in the HTML report): ${shifts || 'no frame moved'}` : '')
+    );
   });
   return `#### What moved inside the broker\n${lines.join('\n')}\n`;
 }
@@ -137,27 +158,10 @@ function measured(r: RunReport): string {
 /** The full report for the job summary. */
 export function renderSummary(r: RunReport, o: RenderOptions): string {
   const s = sections(r);
-  const tables = nothingToCompare(r) ? [measured(r)] : [
-    '### Needs attention',
-    table(s.regressions, r),
-    brokerEvidence(r),
-    '',
-    '### Improvements',
-    table(s.improvements, r),
-    '',
-    '### Unchanged',
-    table(s.rest, r),
-  ];
-  return [
-    headline(r, o.name),
-    runNotes(r),
-    ...tables,
-    invalidTrials(r),
-    o.trend ?? '',
-    environment(r),
-    o.runUrl ? `\n[Workflow run](${o.runUrl})` : '',
-    '',
-  ].join('\n');
+  const tables = nothingToCompare(r)
+    ? [measured(r)]
+    : ['### Needs attention', table(s.regressions, r), brokerEvidence(r), '', '### Improvements', table(s.improvements, r), '', '### Unchanged', table(s.rest, r)];
+  return [headline(r, o.name), runNotes(r), ...tables, invalidTrials(r), o.trend ?? '', environment(r), o.runUrl ? `\n[Workflow run](${o.runUrl})` : '', ''].join('\n');
 }
 
 /** The sticky PR comment: marker first, unchanged rows collapsed, truncated to fit. */

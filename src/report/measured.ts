@@ -31,9 +31,16 @@ export function measuredRows(r: RunReport): MeasuredRow[] {
         const xs = trials.filter((x) => x.valid && Number.isFinite(x.metrics[metric])).map((x) => x.metrics[metric]);
         const def = metricDef(metric);
         rows.push({
-          target: t.label, scenario: s.id, metric, label: def.label, unit: def.unit,
-          median: xs.length ? median(xs) : null, min: xs.length ? Math.min(...xs) : null, max: xs.length ? Math.max(...xs) : null,
-          n: xs.length, trials: trials.length,
+          target: t.label,
+          scenario: s.id,
+          metric,
+          label: def.label,
+          unit: def.unit,
+          median: xs.length ? median(xs) : null,
+          min: xs.length ? Math.min(...xs) : null,
+          max: xs.length ? Math.max(...xs) : null,
+          n: xs.length,
+          trials: trials.length,
         });
       }
     }
@@ -50,6 +57,8 @@ export function nothingToCompare(r: RunReport): boolean {
 /** What happens next, for a report with nothing to compare with (Markdown; strip ` for plain text). */
 export function baselineHint(r: RunReport): string {
   if (r.mode === 'refresh') return 'These trials are the stored baseline now: the next check compares with them.';
-  return 'To compare next time, store these trials as the baseline (the action with `mode: refresh` on the default branch, '
-    + 'or `rabbitmq-perf-gate refresh`), or give a reference broker (`baseline-image` / `baseline-target`) for a same-run A/B, the stronger comparison.';
+  return (
+    'To compare next time, store these trials as the baseline (the action with `mode: refresh` on the default branch, ' +
+    'or `rabbitmq-perf-gate refresh`), or give a reference broker (`baseline-image` / `baseline-target`) for a same-run A/B, the stronger comparison.'
+  );
 }

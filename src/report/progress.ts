@@ -7,7 +7,10 @@ import { metricDef } from '../metrics/definitions';
 import { num } from './format';
 import { colorAllowed, paint } from './terminal';
 
-const clock = (s: number) => { const t = Math.max(0, Math.round(s)); return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`; };
+const clock = (s: number) => {
+  const t = Math.max(0, Math.round(s));
+  return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`;
+};
 
 function trialFigures(t: TrialResult): string {
   if (!t.valid) return `INVALID: ${t.invalidReason ?? t.error ?? 'unknown reason'}`;
@@ -33,8 +36,16 @@ export function terminalUi(labels: Record<string, string>): Ui & { stop(): void 
     const left = Math.max(0, bar.eta - (Date.now() - bar.at) / 1000);
     out.write(`\r\x1b[K${c('36', '█'.repeat(filled))}${c('2', '░'.repeat(width - filled))} ${bar.done}/${bar.total} trials · ${clock((Date.now() - started) / 1000)} elapsed · ~${clock(left)} left`);
   };
-  const line = (s: string) => { out.write(`${clear()}${s}\n`); drawBar(); };
-  const stop = () => { if (ticker) clearInterval(ticker); ticker = undefined; if (tty && bar) out.write('\r\x1b[K'); bar = undefined; };
+  const line = (s: string) => {
+    out.write(`${clear()}${s}\n`);
+    drawBar();
+  };
+  const stop = () => {
+    if (ticker) clearInterval(ticker);
+    ticker = undefined;
+    if (tty && bar) out.write('\r\x1b[K');
+    bar = undefined;
+  };
   return {
     stop,
     info: (m) => {
@@ -48,7 +59,10 @@ export function terminalUi(labels: Record<string, string>): Ui & { stop(): void 
       }
     },
     warn: (m) => line(c('33', `warning: ${m}`)),
-    group: async (name, fn) => { line(c('1', `${name}…`)); return fn(); },
+    group: async (name, fn) => {
+      line(c('1', `${name}…`));
+      return fn();
+    },
     trialDone: (done, total, t, eta) => {
       const who = `${t.scenario} #${t.trial + 1} on ${labels[t.target] ?? t.target}`;
       if (!tty) {
@@ -62,4 +76,3 @@ export function terminalUi(labels: Record<string, string>): Ui & { stop(): void 
     },
   };
 }
-

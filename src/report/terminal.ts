@@ -9,8 +9,8 @@ import { baselineHint, measuredRows, nothingToCompare } from './measured';
 import { evidenceForRegressions } from './evidence';
 
 /** Colour on a stream: FORCE_COLOR forces it; NO_COLOR, TERM=dumb or no TTY turn it off. */
-export const colorAllowed = (s: NodeJS.WriteStream) => (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0')
-  || (Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb');
+export const colorAllowed = (s: NodeJS.WriteStream) =>
+  (Boolean(process.env.FORCE_COLOR) && process.env.FORCE_COLOR !== '0') || (Boolean(s.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb');
 export const paint = (on: boolean) => (code: string, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
 
 /** Aligned columns, the numeric ones (by index) right-aligned. */
@@ -43,8 +43,13 @@ export function terminalTable(r: RunReport, color: boolean): string {
   const cs = r.comparisons.filter((x) => x.gating || x.verdict === 'fail' || x.verdict === 'warn' || x.change === 'better' || x.change === 'worse').sort((a, b) => order(a) - order(b));
   const multi = new Set(r.comparisons.map((x) => x.against)).size > 1;
   const rows = cs.map((x) => [
-    x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''), metricDef(x.metric).label + (x.gating ? ' ★' : ''),
-    num(x.baselineMedian, x.unit), num(x.candidateMedian, x.unit), delta(x), nText(x), answerCell(x) + (x.gating ? '' : ' (info)'),
+    x.scenario + (multi ? ` vs ${x.against === 'stored' ? 'stored' : x.baselineLabel}` : ''),
+    metricDef(x.metric).label + (x.gating ? ' ★' : ''),
+    num(x.baselineMedian, x.unit),
+    num(x.candidateMedian, x.unit),
+    delta(x),
+    nText(x),
+    answerCell(x) + (x.gating ? '' : ' (info)'),
   ]);
   const hidden = r.comparisons.length - cs.length;
   const against = multi ? '' : `${r.comparisons[0].candidateLabel} vs ${r.comparisons[0].against === 'stored' ? 'the stored baseline' : r.comparisons[0].baselineLabel}\n`;
@@ -61,5 +66,7 @@ export function terminalTable(r: RunReport, color: boolean): string {
   const seq = sequentialText(r);
   const inside = evidenceForRegressions(r).map((g) => `  ${g.scenario} vs ${g.baselineLabel}: ${g.lines.length ? g.lines.join('; ') : g.none}`);
   const evidence = inside.length ? [c('1', 'What moved inside the broker'), ...inside, ''] : [];
-  return [head, ...(power ? [power] : []), ...(seq ? [seq] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', ...evidence, foot, ''].join('\n');
+  return [head, ...(power ? [power] : []), ...(seq ? [seq] : []), ...(r.effectNote ? [r.effectNote] : []), against, c('1', pad(header).join('  ').trimEnd()), ...body, '', ...evidence, foot, ''].join(
+    '\n',
+  );
 }

@@ -37,19 +37,32 @@ async function makeOp(c: ChurnSpec, pool: ClientPool, loop: number): Promise<Op>
   const ch: Channel = await pool.channel(conn);
   if (c.object === 'queue') {
     return c.durable
-      ? async () => { const q = `queue-churn-durable-${loop}-${hex()}`; await ch.assertQueue(q, { durable: true, autoDelete: false }); await ch.deleteQueue(q); }
-      : async () => { const ok = await ch.assertQueue('', { durable: false, exclusive: true, autoDelete: true }); await ch.deleteQueue(ok.queue); };
+      ? async () => {
+          const q = `queue-churn-durable-${loop}-${hex()}`;
+          await ch.assertQueue(q, { durable: true, autoDelete: false });
+          await ch.deleteQueue(q);
+        }
+      : async () => {
+          const ok = await ch.assertQueue('', { durable: false, exclusive: true, autoDelete: true });
+          await ch.deleteQueue(ok.queue);
+        };
   }
   const ok = c.durable
     ? await ch.assertQueue(`bind-churn-durable-${loop}-${hex()}`, { durable: true, autoDelete: false })
     : await ch.assertQueue('', { durable: false, exclusive: true, autoDelete: true });
-  return async () => { await ch.bindQueue(ok.queue, 'amq.direct', hex()); };
+  return async () => {
+    await ch.bindQueue(ok.queue, 'amq.direct', hex());
+  };
 }
 
 export async function runChurn(spec: ChurnScenario, amqpUrl: string, signal?: AbortSignal): Promise<WorkloadResult> {
   const c = spec.churn;
   const errors: string[] = [];
-  const pool = new ClientPool(amqpUrl, { error: (m) => { if (!errors.includes(m)) errors.push(m); } });
+  const pool = new ClientPool(amqpUrl, {
+    error: (m) => {
+      if (!errors.includes(m)) errors.push(m);
+    },
+  });
   const latency = newHistogram();
   const selfLoad = new SelfLoad();
   let inWindow = 0;
@@ -86,8 +99,12 @@ export async function runChurn(spec: ChurnScenario, amqpUrl: string, signal?: Ab
     };
     const invalid = errors.length ? errors.join('; ') : signal?.aborted ? STOP.cancelled : undefined;
     return {
-      metrics, series: [], histograms: latency.totalCount ? { churn_op_latency: encode(latency) } : {},
-      generator: generatorLoad(load, spec.durationSeconds, inWindow), valid: !invalid, invalidReason: invalid,
+      metrics,
+      series: [],
+      histograms: latency.totalCount ? { churn_op_latency: encode(latency) } : {},
+      generator: generatorLoad(load, spec.durationSeconds, inWindow),
+      valid: !invalid,
+      invalidReason: invalid,
     };
   } finally {
     selfLoad.stop();

@@ -24,7 +24,11 @@ export class Consumer {
   ) {
     this.every = w.nack || w.multiAckEvery <= 1 ? 1 : w.multiAckEvery;
     const setup: ConsumeSetup = {
-      queue, noAck: w.autoAck, multiple: this.every > 1, nack: w.nack, requeue: w.requeue,
+      queue,
+      noAck: w.autoAck,
+      multiple: this.every > 1,
+      nack: w.nack,
+      requeue: w.requeue,
       onDelivery: this.onDelivery,
       onCancel: () => this.rec.error(`consumer on ${this.queue} was cancelled by the broker`),
     };

@@ -71,7 +71,11 @@ export async function runImport(spec: ImportScenario, ctx: TrialContext, signal?
     if (signal?.aborted) invalid ??= STOP.cancelled;
     const load = selfLoad.stop();
     return {
-      metrics, series: [], histograms: {}, valid: !invalid, invalidReason: invalid,
+      metrics,
+      series: [],
+      histograms: {},
+      valid: !invalid,
+      invalidReason: invalid,
       generator: generatorLoad(load, (nowMs() - start) / 1000, defs.queues.length + defs.bindings.length),
     };
   } finally {

@@ -25,7 +25,6 @@ export type { WorkloadResult };
 
 const wirePathName = (): string => decidedWirePath()?.path ?? 'undecided';
 
-
 /**
  * How long cancelling the consumers, then closing the connections, may take after the window.
  * Measured on a broker with 2 KB socket buffers: it reads a consumer's acks at a few kB/s while it
@@ -42,8 +41,7 @@ export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: 
 }
 
 /** The steady PerfTest run: warm-up, then the measured window (with optional window hooks). */
-export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks,
-  options: { saturation?: SaturationThresholds } = {}): Promise<WorkloadResult> {
+export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks, options: { saturation?: SaturationThresholds } = {}): Promise<WorkloadResult> {
   const w = spec.workload;
   const rec = new TrialRecorder();
   const pool = new ClientPool(amqpUrl, rec, { compactEvery: COMPACT_EVERY_CONNECTIONS });
@@ -59,7 +57,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
       w.producers > 0 && `publishes (${c.published} so far)`,
       w.producers > 0 && w.confirm && `confirms (${c.confirmed} of ${c.published})`,
       w.consumers > 0 && `deliveries (${c.consumed} so far)`,
-    ].filter(Boolean).join(', ');
+    ]
+      .filter(Boolean)
+      .join(', ');
     return `waiting for ${waiting || 'the broker'} on the ${wirePathName()} client path`;
   });
   // The trial's own stop signal: the caller's (time limit, cancel) or the watchdog's.
@@ -74,7 +74,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
 
     const consumerConns = await pool.openMany(w.consumers);
     const consumerArgs = w.queueArgs['x-queue-type'] === 'stream' ? { 'x-stream-offset': 'next' } : {};
-    const consume = async () => { await startConsumers(pool, consumerConns, w, queues, rec, consumers, consumerArgs); };
+    const consume = async () => {
+      await startConsumers(pool, consumerConns, w, queues, rec, consumers, consumerArgs);
+    };
     if (w.consumerStartDelay <= 0) await consume();
 
     const producers = await openProducers(pool, await pool.openMany(w.producers), w, queues, rec);
@@ -89,8 +91,7 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     // producers a drained queue is legitimately quiet: no watchdog.)
     if (w.producers > 0) watchdog.start();
     startPublishing(scheduler, producers, intervalMs, start);
-    const delayedConsumers = w.consumerStartDelay > 0
-      ? sleep(w.consumerStartDelay * 1000).then(consume) : Promise.resolve();
+    const delayedConsumers = w.consumerStartDelay > 0 ? sleep(w.consumerStartDelay * 1000).then(consume) : Promise.resolve();
 
     await sleepUntil(windowStart, signal);
     const atStart: Counters = rec.snapshot();
@@ -102,7 +103,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     const atEnd: Counters = rec.snapshot();
     const load = selfLoad.stop();
     const checks = await hooks?.windowEnd?.({
-      published: atEnd.published - atStart.published, consumed: atEnd.consumed - atStart.consumed, seconds: spec.durationSeconds,
+      published: atEnd.published - atStart.published,
+      consumed: atEnd.consumed - atStart.consumed,
+      seconds: spec.durationSeconds,
     });
     for (const p of producers) p.stop();
     scheduler.stop();
@@ -114,7 +117,9 @@ export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?:
     Object.assign(metrics, checks?.metrics);
     const generator: GeneratorLoad = generatorLoad(load, seconds, messages, options.saturation);
     let invalidReason = messagingStopReason({
-      stalled: watchdog.stalled, errors: rec.errors, aborted: signal.aborted,
+      stalled: watchdog.stalled,
+      errors: rec.errors,
+      aborted: signal.aborted,
       rate: intervalMs > 0 && w.producers > 0 ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * 1000) / intervalMs } : undefined,
     });
     if (!invalidReason && checks?.invalidReason) invalidReason = checks.invalidReason;

@@ -18,7 +18,14 @@ export function evidenceWindow(capture: EvidenceCapture): EvidenceWindow {
   let start: Promise<EvidenceReading | undefined> | undefined;
   let end: Promise<EvidenceReading | undefined> | undefined;
   const read = () => capture.read().catch(() => undefined);
-  const close = onNextWindow({ start: () => { start = read(); }, end: () => { end = read(); } });
+  const close = onNextWindow({
+    start: () => {
+      start = read();
+    },
+    end: () => {
+      end = read();
+    },
+  });
   return {
     close,
     async result(metrics) {

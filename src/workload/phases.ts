@@ -61,7 +61,11 @@ export async function runPhases(spec: PhasesScenario, amqpUrl: string, signal?: 
     const histograms: Record<string, string> = {};
     if (rec.confirmLatency.totalCount > 0) histograms.confirm_latency = encode(rec.confirmLatency);
     return {
-      metrics: ctx.metrics, series: sampler.points, histograms, valid: !invalid, invalidReason: invalid,
+      metrics: ctx.metrics,
+      series: sampler.points,
+      histograms,
+      valid: !invalid,
+      invalidReason: invalid,
       generator: generatorLoad(load, seconds, rec.published + rec.consumed),
     };
   } finally {
@@ -132,18 +136,26 @@ async function drain(ctx: Ctx, phase: PhaseSpec): Promise<string | undefined> {
   let drained = 0;
   let count = consumed0;
   Object.defineProperty(rec, 'consumed', {
-    configurable: true, enumerable: true, get: () => count,
+    configurable: true,
+    enumerable: true,
+    get: () => count,
     set: (v: number) => {
       count = v;
       if (!first) first = nowMs();
-      if (!end && done()) { end = nowMs(); drained = count - consumed0; }
+      if (!end && done()) {
+        end = nowMs();
+        drained = count - consumed0;
+      }
     },
   });
   const start = nowMs();
   try {
     channels = await startConsumers(pool, conns, w, queues, rec, ctx.consumers);
     const limit = start + DRAIN_LIMIT_SECONDS * 1000;
-    if (!end && done()) { end = nowMs(); drained = count - consumed0; }
+    if (!end && done()) {
+      end = nowMs();
+      drained = count - consumed0;
+    }
     while (!end && !ctx.signal?.aborted && nowMs() < limit && !rec.errors.length) await sleep(5);
   } finally {
     Object.defineProperty(rec, 'consumed', { configurable: true, enumerable: true, writable: true, value: count });
@@ -159,7 +171,7 @@ async function drain(ctx: Ctx, phase: PhaseSpec): Promise<string | undefined> {
   if (w.multiAckEvery > 1 && !w.autoAck && !w.nack) for (const ch of channels) ch.ackAll();
   if (dlq) {
     await sleep(200);
-    ctx.metrics.dead_lettered_rate = round((await readyDepth(mon, [dlq]) - dlqBefore) / seconds);
+    ctx.metrics.dead_lettered_rate = round(((await readyDepth(mon, [dlq])) - dlqBefore) / seconds);
   }
   if (rec.errors.length) return rec.errors.join('; ');
   if (!end && !ctx.signal?.aborted) {

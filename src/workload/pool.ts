@@ -29,20 +29,30 @@ export function connectUrl(amqpUrl: string): string {
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
   return out;
 }
 
 /** Resolves with `work`'s outcome, or after `ms` (then `onTimeout` runs); never rejects. */
 export async function within(work: Promise<unknown>, ms: number, onTimeout?: () => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), ms); });
-  const r = await Promise.race([work.then(() => 'done', () => 'done'), late]);
+  const late = new Promise<'late'>((r) => {
+    timer = setTimeout(() => r('late'), ms);
+  });
+  const r = await Promise.race([
+    work.then(
+      () => 'done',
+      () => 'done',
+    ),
+    late,
+  ]);
   clearTimeout(timer);
   if (r === 'late') onTimeout?.();
 }
@@ -52,7 +62,9 @@ function destroySocket(c: ChannelModel): void {
   (c as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
 }
 
-export interface ErrorSink { error(message: string): void }
+export interface ErrorSink {
+  error(message: string): void;
+}
 
 export interface PoolOptions {
   /** One compacting collection per this many connections opened (memory.ts); absent = none. */
@@ -65,7 +77,11 @@ export class ClientPool {
   private closing = false;
   readonly url: string;
 
-  constructor(amqpUrl: string, private readonly sink: ErrorSink, private readonly options: PoolOptions = {}) {
+  constructor(
+    amqpUrl: string,
+    private readonly sink: ErrorSink,
+    private readonly options: PoolOptions = {},
+  ) {
     this.url = connectUrl(amqpUrl);
   }
 
@@ -75,7 +91,9 @@ export class ClientPool {
     const every = this.options.compactEvery;
     if (every && this.conns.length % every === 0) compactHeap(); // keeps the set-up peak down (memory.ts)
     c.on('error', (e: Error) => this.sink.error(`connection error: ${e.message}`));
-    c.on('close', (e?: Error) => { if (!this.closing) this.sink.error(`connection closed by the broker${e ? `: ${e.message}` : ''}`); });
+    c.on('close', (e?: Error) => {
+      if (!this.closing) this.sink.error(`connection closed by the broker${e ? `: ${e.message}` : ''}`);
+    });
     c.on('blocked', (reason: string) => this.sink.error(`connection blocked by the broker (${reason})`));
     return c;
   }
@@ -127,8 +145,15 @@ export async function openProducers(pool: ClientPool, conns: ChannelModel[], w: 
  * with `args`. Each is added to `into` before it starts, so that the caller stops every consumer
  * made even when another fails to start; returns their channels.
  */
-export async function startConsumers(pool: ClientPool, conns: ChannelModel[], w: WorkloadParams, queues: string[], rec: TrialRecorder,
-  into: Consumer[], args?: Record<string, unknown>): Promise<Channel[]> {
+export async function startConsumers(
+  pool: ClientPool,
+  conns: ChannelModel[],
+  w: WorkloadParams,
+  queues: string[],
+  rec: TrialRecorder,
+  into: Consumer[],
+  args?: Record<string, unknown>,
+): Promise<Channel[]> {
   const channels: Channel[] = [];
   await mapLimit(conns, OPEN_CONCURRENCY, async (c, i) => {
     const ch = await pool.channel(c);

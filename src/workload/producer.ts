@@ -64,7 +64,12 @@ export class Producer implements ConfirmSink {
     this.limit = w.producerMessageLimit > 0 ? w.producerMessageLimit : Infinity;
     this.window = w.confirm ?? 0;
     const setup: PublishSetup = {
-      exchange, routingKey, body: Buffer.alloc(Math.max(w.size, 12), 0x2e), options: publishOptions(w), window: this.window, sink: this,
+      exchange,
+      routingKey,
+      body: Buffer.alloc(Math.max(w.size, 12), 0x2e),
+      options: publishOptions(w),
+      window: this.window,
+      sink: this,
       onDrain: this.onDrain,
       onError: (e) => {
         // A closed channel throws (the close itself is already the trial's error, engine.ts): stop.
@@ -80,7 +85,10 @@ export class Producer implements ConfirmSink {
     this.mask = ring - 1;
     this.times = float64s(ring);
     this.settled = uint8s(ring);
-    if (w.mandatory) ch.on('return', () => { this.rec.returned++; });
+    if (w.mandatory)
+      ch.on('return', () => {
+        this.rec.returned++;
+      });
   }
 
   /** Can a message go out now (running, confirm window, ring, socket and message limit allow)? */

@@ -11,12 +11,19 @@ import { onNextWindow } from '../metrics/selfload';
 import type { PlannedTrial } from '../plan/plan';
 import { runTrial } from './trial';
 
-export async function profiledTrial(p: PlannedTrial, broker: BrokerHandle & Required<Pick<BrokerHandle, 'profile'>>, runId: string,
-  signal?: AbortSignal): Promise<Folded> {
+export async function profiledTrial(p: PlannedTrial, broker: BrokerHandle & Required<Pick<BrokerHandle, 'profile'>>, runId: string, signal?: AbortSignal): Promise<Folded> {
   const session = broker.profile();
   let started = false;
   let stopped: Promise<Folded> | undefined;
-  const close = onNextWindow({ start: () => { started = true; session.start(); }, end: () => { stopped = session.stop(); } });
+  const close = onNextWindow({
+    start: () => {
+      started = true;
+      session.start();
+    },
+    end: () => {
+      stopped = session.stop();
+    },
+  });
   try {
     const r = await runTrial(p, broker, runId, signal);
     if (!r.valid) throw new Error(`the profiled trial failed: ${r.invalidReason ?? r.error}`);
@@ -34,8 +41,14 @@ export async function profiledTrial(p: PlannedTrial, broker: BrokerHandle & Requ
  * and on the reference (the idle one frozen, as in the run), after the measured trials and before
  * the brokers stop. A failure to profile becomes the note, never the run's error.
  */
-export async function flameGraphs(failing: ScenarioSpec[], candidate: BrokerHandle, reference: BrokerHandle, focus: Focus, runId: string,
-  signal?: AbortSignal): Promise<{ flames: FlameGraph[]; note?: string }> {
+export async function flameGraphs(
+  failing: ScenarioSpec[],
+  candidate: BrokerHandle,
+  reference: BrokerHandle,
+  focus: Focus,
+  runId: string,
+  signal?: AbortSignal,
+): Promise<{ flames: FlameGraph[]; note?: string }> {
   if (!candidate.profile || !reference.profile) return { flames: [], note: 'no flame graph: only brokers this tool starts as containers can be profiled' };
   const flames: FlameGraph[] = [];
   try {
@@ -45,8 +58,7 @@ export async function flameGraphs(failing: ScenarioSpec[], candidate: BrokerHand
         await focus.on(h);
         folded.push(await profiledTrial({ scenario, target: h.info.id, trial: 10_000 + i, order: 10_000 + i }, h, `${runId}-profile`, signal));
       }
-      flames.push({ scenario: scenario.id, against: reference.info.id, candidateLabel: candidate.info.label, baselineLabel: reference.info.label,
-        candidate: folded[0], baseline: folded[1] });
+      flames.push({ scenario: scenario.id, against: reference.info.id, candidateLabel: candidate.info.label, baselineLabel: reference.info.label, candidate: folded[0], baseline: folded[1] });
     }
   } catch (e) {
     return { flames, note: `flame graph incomplete: ${describeError(e)}` };

@@ -88,7 +88,11 @@ export async function runRestart(spec: RestartScenario, amqpUrl: string, ctx: Tr
   const start = nowMs();
   const metrics: Record<string, number> = {};
   const done = (invalid?: string): WorkloadResult => ({
-    metrics, series: [], histograms: {}, valid: !invalid, invalidReason: invalid,
+    metrics,
+    series: [],
+    histograms: {},
+    valid: !invalid,
+    invalidReason: invalid,
     generator: generatorLoad(selfLoad.stop(), (nowMs() - start) / 1000, r.queues * Math.max(1, r.messagesPerQueue)),
   });
   try {

@@ -20,8 +20,7 @@ import type { SteadyRunner, TrialContext, WindowHooks, WorkloadResult } from './
 /** Fixed-rate runs with consumers must not build a backlog across the window. */
 export function backlogChecked(spec: ScenarioSpec): boolean {
   const w = spec.workload;
-  return spec.kind === 'messaging' && (w.rate !== null || w.publishingInterval !== null)
-    && w.producers > 0 && w.consumers > 0 && w.consumerStartDelay <= 0 && w.queueArgs['x-queue-type'] !== 'stream';
+  return spec.kind === 'messaging' && (w.rate !== null || w.publishingInterval !== null) && w.producers > 0 && w.consumers > 0 && w.consumerStartDelay <= 0 && w.queueArgs['x-queue-type'] !== 'stream';
 }
 
 export function needsScenarioRunner(spec: ScenarioSpec): boolean {
@@ -44,8 +43,7 @@ const RUNNERS: { [K in OwnKind]: KindRunner<ScenarioOf<K>> } = {
   protocol: { needsContext: true, run: (spec, url, ctx, signal) => runProtocol(spec, url, ctx, signal) },
 };
 
-export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined,
-  ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
+export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined, ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
   const runner = spec.kind !== 'messaging' ? runnerOf(spec) : undefined;
   if ((spec.setup || runner?.needsContext) && !ctx) {
     throw new Error(`scenario ${spec.id} needs the management API (policies or definitions) but the trial has no management URL`);
@@ -77,7 +75,6 @@ async function applySetup(setup: SetupSpec, amqpUrl: string, ctx: TrialContext):
   }
 }
 
-
 async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
   const pool = new ClientPool(amqpUrl, { error: () => undefined });
   const mon = await pool.channel(await pool.open());
@@ -105,9 +102,10 @@ async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortS
       const copies = spec.workload.exchangeType === 'fanout' ? queues.length : spec.workload.exchangeType === 'direct' ? 1 : 0;
       const growth = Math.max(q1 - q0, copies ? win.published * copies - win.consumed : 0);
       const allowed = Math.max(100, Math.round(0.05 * win.published * Math.max(copies, 1)));
-      const invalidReason = check && growth > allowed
-        ? `the backlog grew by ${growth} messages across the window (more than ${allowed}): the consumers fell behind the fixed rate, so its latency is not comparable`
-        : undefined;
+      const invalidReason =
+        check && growth > allowed
+          ? `the backlog grew by ${growth} messages across the window (more than ${allowed}): the consumers fell behind the fixed rate, so its latency is not comparable`
+          : undefined;
       return { metrics, invalidReason };
     },
   };

@@ -15,8 +15,7 @@ export const MIN_RATE_SHARE = 0.95;
 
 /** Why a fixed-rate trial does not count (its producers fell short of the target), or undefined. */
 export function belowTargetRate(achieved: number, target: number): string | undefined {
-  return achieved < MIN_RATE_SHARE * target
-    ? `generator reached ${round(achieved)} of its target ${round(target)} msg/s (below ${MIN_RATE_SHARE * 100} %)` : undefined;
+  return achieved < MIN_RATE_SHARE * target ? `generator reached ${round(achieved)} of its target ${round(target)} msg/s (below ${MIN_RATE_SHARE * 100} %)` : undefined;
 }
 
 /** The first reason a messaging trial does not count, in the order every runner uses: a stall,

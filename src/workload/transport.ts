@@ -55,7 +55,10 @@ class FastPublish implements PublishTransport {
   private batch = EMPTY;
   private used = 0;
 
-  constructor(ch: Channel, private readonly s: PublishSetup) {
+  constructor(
+    ch: Channel,
+    private readonly s: PublishSetup,
+  ) {
     this.template = PublishTemplate.for(ch, s.exchange, s.routingKey, s.body, s.options);
     this.conn = connectionOf(ch);
     if (s.window > 0) {
@@ -105,7 +108,10 @@ class PlainPublish implements PublishTransport {
   blocked = false;
   capacity = 1;
 
-  constructor(private readonly ch: Channel, private readonly s: PublishSetup) {}
+  constructor(
+    private readonly ch: Channel,
+    private readonly s: PublishSetup,
+  ) {}
 
   get messageBytes(): number {
     return this.s.body.length + 64;
@@ -120,9 +126,10 @@ class PlainPublish implements PublishTransport {
     body.writeDoubleBE(sentAt, 4);
     let ok: boolean;
     try {
-      ok = s.window > 0
-        ? (this.ch as ConfirmChannel).publish(s.exchange, s.routingKey, body, s.options, (err) => s.sink.confirm(tag, false, err != null))
-        : this.ch.publish(s.exchange, s.routingKey, body, s.options);
+      ok =
+        s.window > 0
+          ? (this.ch as ConfirmChannel).publish(s.exchange, s.routingKey, body, s.options, (err) => s.sink.confirm(tag, false, err != null))
+          : this.ch.publish(s.exchange, s.routingKey, body, s.options);
     } catch (e) {
       s.onError(e as Error);
       return false;
@@ -176,19 +183,19 @@ const sendTimeOf = (body: Buffer): number => (body.length >= 12 ? body.readDoubl
 class FastConsume implements ConsumeTransport {
   private readonly acks?: AckWriter;
 
-  constructor(private readonly ch: Channel, private readonly s: ConsumeSetup) {
+  constructor(
+    private readonly ch: Channel,
+    private readonly s: ConsumeSetup,
+  ) {
     if (!s.noAck) {
-      this.acks = new AckWriter(ch, s.nack
-        ? (c, m) => c.nack(m as ConsumeMessage, false, s.requeue)
-        : (c, m) => c.ack(m as ConsumeMessage, s.multiple));
+      this.acks = new AckWriter(ch, s.nack ? (c, m) => c.nack(m as ConsumeMessage, false, s.requeue) : (c, m) => c.ack(m as ConsumeMessage, s.multiple));
     }
   }
 
   async start(args: Record<string, unknown>): Promise<string> {
     const s = this.s;
     // Deliveries that arrive before the tap takes over go through amqplib's callback.
-    const ok = await this.ch.consume(s.queue, (m) => (m ? s.onDelivery(m.fields.deliveryTag, sendTimeOf(m.content)) : s.onCancel()),
-      { noAck: s.noAck, arguments: args });
+    const ok = await this.ch.consume(s.queue, (m) => (m ? s.onDelivery(m.fields.deliveryTag, sendTimeOf(m.content)) : s.onCancel()), { noAck: s.noAck, arguments: args });
     FrameTap.register(this.ch, { delivery: s.onDelivery });
     return ok.consumerTag;
   }
@@ -203,12 +210,14 @@ class FastConsume implements ConsumeTransport {
 }
 
 class PlainConsume implements ConsumeTransport {
-  constructor(private readonly ch: Channel, private readonly s: ConsumeSetup) {}
+  constructor(
+    private readonly ch: Channel,
+    private readonly s: ConsumeSetup,
+  ) {}
 
   async start(args: Record<string, unknown>): Promise<string> {
     const s = this.s;
-    const ok = await this.ch.consume(s.queue, (m) => (m ? s.onDelivery(m.fields.deliveryTag, sendTimeOf(m.content)) : s.onCancel()),
-      { noAck: s.noAck, arguments: args });
+    const ok = await this.ch.consume(s.queue, (m) => (m ? s.onDelivery(m.fields.deliveryTag, sendTimeOf(m.content)) : s.onCancel()), { noAck: s.noAck, arguments: args });
     return ok.consumerTag;
   }
 

@@ -22,7 +22,11 @@ export class Watchdog {
   private lastAt = 0;
   stalled?: string;
 
-  constructor(private readonly rec: TrialRecorder, private readonly limitMs: number, private readonly waitingFor: () => string) {}
+  constructor(
+    private readonly rec: TrialRecorder,
+    private readonly limitMs: number,
+    private readonly waitingFor: () => string,
+  ) {}
 
   start(): void {
     this.lastAt = nowMs();
@@ -49,4 +53,3 @@ export class Watchdog {
     this.controller.abort(new Error(this.stalled));
   };
 }
-

@@ -47,8 +47,10 @@ export function wirePath(ch: Channel): WirePath {
     const problem = forced ? `${PLAIN_AMQP_ENV}=${switchValue} is set` : checkFastPath(ch);
     decision = problem ? { path: 'plain', reason: problem, amqplibVersion } : { path: 'fast', amqplibVersion };
     if (problem) {
-      process.stderr.write(`rabbitmq-perf-gate: ${forced ? '' : 'warning: '}load generator fast path off, running on plain amqplib `
-        + `APIs (amqplib ${amqplibVersion}): ${problem}${forced ? '' : ' — expect more generator CPU per message'}\n`);
+      process.stderr.write(
+        `rabbitmq-perf-gate: ${forced ? '' : 'warning: '}load generator fast path off, running on plain amqplib ` +
+          `APIs (amqplib ${amqplibVersion}): ${problem}${forced ? '' : ' — expect more generator CPU per message'}\n`,
+      );
     }
   }
   return decision.path;
@@ -82,15 +84,14 @@ const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object
 export function checkFastPath(ch: Channel): string | undefined {
   const c = ch as unknown as Record<string, unknown>;
   const conn = (isObj(c.connection) ? c.connection : undefined) as Loose;
-  const proto = conn ? Object.getPrototypeOf(conn) as Loose : undefined;
+  const proto = conn ? (Object.getPrototypeOf(conn) as Loose) : undefined;
   const stream = (isObj(conn?.stream) ? conn.stream : undefined) as Loose;
   const n = c.ch as number;
   const slot = Array.isArray(conn?.channels) ? (conn.channels as unknown[])[n] : undefined;
   const shapes: Array<[string, boolean]> = [
     ['Channel#ch (channel number)', Number.isInteger(n) && n > 0],
     ['Channel#connection (amqplib Connection)', conn !== undefined],
-    ['Connection#stream (socket: write, read, once, writableLength)',
-      isFn(stream?.write) && isFn(stream?.read) && isFn(stream?.once) && typeof stream?.writableLength === 'number'],
+    ['Connection#stream (socket: write, read, once, writableLength)', isFn(stream?.write) && isFn(stream?.read) && isFn(stream?.once) && typeof stream?.writableLength === 'number'],
     ['Connection#channels[n].buffer.write (per-channel write buffer)', isObj(slot) && isObj(slot.buffer) && isFn(slot.buffer.write)],
     ['Connection#rest (Buffer of unparsed bytes)', Buffer.isBuffer(conn?.rest)],
     ['Connection#frameMax (negotiated frame size)', typeof conn?.frameMax === 'number' && (conn.frameMax as number) >= 4096],
@@ -104,12 +105,16 @@ export function checkFastPath(ch: Channel): string | undefined {
   return probe(ch, conn as unknown as AmqplibConnection);
 }
 
-interface Frame { type: number; channel: number; payload: Buffer }
+interface Frame {
+  type: number;
+  channel: number;
+  payload: Buffer;
+}
 
 /** Complete frames in `buf`, or a description of what is wrong with them. */
 function parseFrames(buf: Buffer): Frame[] | string {
   const out: Frame[] = [];
-  for (let o = 0; o < buf.length;) {
+  for (let o = 0; o < buf.length; ) {
     if (o + 8 > buf.length) return 'a truncated frame';
     const end = o + 8 + buf.readUInt32BE(o + 3);
     if (end > buf.length || buf[end - 1] !== 0xce) return 'a frame with a bad size or end byte';
@@ -136,14 +141,20 @@ function probe(ch: Channel, real: AmqplibConnection): string | undefined {
   const n = (ch as unknown as { ch: number }).ch;
   const chunks: Buffer[] = [];
   let leaked = 0;
-  const trap = () => { leaked++; return true; };
+  const trap = () => {
+    leaked++;
+    return true;
+  };
   const conn = Object.create(Object.getPrototypeOf(real)) as Record<string, unknown>;
   // Only the real connection's primitive fields (sizes, flags): nothing that leads to its socket.
-  for (const [k, v] of Object.entries(real)) if (v === null || typeof v !== 'object' && typeof v !== 'function') conn[k] = v;
+  for (const [k, v] of Object.entries(real)) if (v === null || (typeof v !== 'object' && typeof v !== 'function')) conn[k] = v;
   const channels: unknown[] = [];
   channels[n] = { buffer: { write: trap } };
   Object.assign(conn, {
-    rest: Buffer.alloc(0), channels, sentSinceLastCheck: false, recvSinceLastCheck: false,
+    rest: Buffer.alloc(0),
+    channels,
+    sentSinceLastCheck: false,
+    recvSinceLastCheck: false,
     stream: { write: trap, read: () => chunks.shift() ?? null, once: () => undefined, on: () => undefined, writableLength: 0 },
   });
   const sandbox = Object.assign(Object.create(Object.getPrototypeOf(ch)), { ch: n, connection: conn }) as Channel;
@@ -163,9 +174,16 @@ function probeSandbox(sandbox: Channel, n: number, conn: Record<string, unknown>
   const pub = parseFrames(captureFrames(sandbox, () => plainPublish(sandbox)!.call(sandbox, 'x', 'k', body, { persistent: true })));
   if (typeof pub === 'string') return `fast-path probe: a captured publish has ${pub}`;
   const bodies = pub.slice(2);
-  if (method(pub[0]) !== '60.40' || pub[1]?.type !== 2 || pub[1].payload.length < 12 || u64(pub[1].payload, 4) !== body.length
-    || bodies.length === 0 || bodies.some((f) => f.type !== 3) || pub.some((f) => f.channel !== n)
-    || !Buffer.concat(bodies.map((f) => f.payload)).equals(body)) {
+  if (
+    method(pub[0]) !== '60.40' ||
+    pub[1]?.type !== 2 ||
+    pub[1].payload.length < 12 ||
+    u64(pub[1].payload, 4) !== body.length ||
+    bodies.length === 0 ||
+    bodies.some((f) => f.type !== 3) ||
+    pub.some((f) => f.channel !== n) ||
+    !Buffer.concat(bodies.map((f) => f.payload)).equals(body)
+  ) {
     return 'fast-path probe: a captured publish is not basic.publish + content header + the body';
   }
   step.now = 'ack capture';
@@ -182,7 +200,8 @@ function probeSandbox(sandbox: Channel, n: number, conn: Record<string, unknown>
   const ctag = Buffer.from('probe');
   const bytes = Buffer.concat([
     frame(1, n, Buffer.concat([Buffer.from([0, 60, 0, 60, ctag.length]), ctag, Buffer.from([0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0])])),
-    frame(2, n, header), frame(3, n, body),
+    frame(2, n, header),
+    frame(3, n, body),
     frame(1, n, Buffer.from([0, 60, 0, 80, 0, 0, 0, 0, 0, 0, 0, 3, 1])),
     frame(8, 0, Buffer.alloc(0)),
   ]);
@@ -190,8 +209,16 @@ function probeSandbox(sandbox: Channel, n: number, conn: Record<string, unknown>
   const recv = (conn as unknown as { recvFrame(): unknown }).recvFrame;
   const heartbeat = recv.call(conn);
   const after = recv.call(conn);
-  if (JSON.stringify(got) !== JSON.stringify([['delivery', 9, 1.7e12 + 0.5], ['confirm', 3, true, false]])
-    || !heartbeat || after !== false || (conn.rest as Buffer).length !== 0) {
+  if (
+    JSON.stringify(got) !==
+      JSON.stringify([
+        ['delivery', 9, 1.7e12 + 0.5],
+        ['confirm', 3, true, false],
+      ]) ||
+    !heartbeat ||
+    after !== false ||
+    (conn.rest as Buffer).length !== 0
+  ) {
     return 'fast-path probe: Connection#recvFrame does not read Connection#rest and Connection#stream as the frame tap expects';
   }
   return undefined;

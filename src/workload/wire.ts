@@ -204,8 +204,11 @@ export class AckWriter {
   private scheduled = false;
 
   /** `send(ch, tag)` performs the amqplib call whose frame is the template (e.g. ch.ack). */
-  constructor(ch: Channel, send: (ch: Channel, fakeMessage: { fields: { deliveryTag: number } }) => void,
-    private readonly socket = new ChannelSocket(ch)) {
+  constructor(
+    ch: Channel,
+    send: (ch: Channel, fakeMessage: { fields: { deliveryTag: number } }) => void,
+    private readonly socket = new ChannelSocket(ch),
+  ) {
     this.template = captureFrames(ch, () => send(ch, { fields: { deliveryTag: 1 } }));
     // Method frame payload: class id (2), method id (2), then the 64-bit delivery tag.
     this.tagAt = payloadOffset(this.template, 1) + 4;

@@ -121,7 +121,10 @@ describe('anchored baseline', () => {
     const aa = () => check(['--image', FLOATING, '--repetitions', '6', '--duration', '2'], {}, scenario); // a random order each run
     // Each target's consumed rate in run order, so a difference that shows can be told from drift.
     const rates = (r: RunReport) => r.trials.map((t) => `${t.order}:${t.target === ANCHOR_ID ? 'A' : 'C'} ${Math.round(t.metrics.consumed_rate ?? 0)}`).join(', ');
-    const said = (r: RunReport) => `seed ${r.seed}: ${gating(r).map((c) => c.reason).join('; ')}; trials ${rates(r)}`;
+    const said = (r: RunReport) =>
+      `seed ${r.seed}: ${gating(r)
+        .map((c) => c.reason)
+        .join('; ')}; trials ${rates(r)}`;
     let { code, report } = aa();
     console.log(`anchored A/A, ${said(report)}`);
     if (report.verdict === 'fail') {
@@ -138,11 +141,14 @@ describe('anchored baseline', () => {
     expect(code).toBe(0);
   }, 300_000);
 
-  it('a moved tag: the same tag now names 4.0.5, so the new image is A/B\'d against the old one', () => {
+  it("a moved tag: the same tag now names 4.0.5, so the new image is A/B'd against the old one", () => {
     expect(docker('tag', NEW, FLOATING).status).toBe(0);
     try {
       const { report, stderr } = check(['--image', FLOATING, '--repetitions', '2', '--duration', '1'], {}, quick);
-      expect(report.targets.map((t) => t.id), stderr).toEqual(['candidate', ANCHOR_ID]);
+      expect(
+        report.targets.map((t) => t.id),
+        stderr,
+      ).toEqual(['candidate', ANCHOR_ID]);
       expect(report.targetNote).toContain(`${FLOATING} names another image than at the refresh (${imageId(OLD).slice(7, 19)} → ${imageId(NEW).slice(7, 19)})`);
       const version = (id: string) => report.targets.find((t) => t.id === id)!.rabbitmqVersion;
       expect([version(report.candidate), version(ANCHOR_ID)]).toEqual(['4.0.5', '3.10.8']);
@@ -159,7 +165,9 @@ describe('anchored baseline', () => {
     const url = ['--broker-url', AMQP_URL, '--repetitions', '2', '--duration', '1'];
     const a = cli(['run', ...quick, ...url, '--baseline-file', gone, '--json', '--out', join(tmp, 'out')]);
     const r1: RunReport = JSON.parse(a.stdout);
-    expect(r1.targetNote).toMatch(/the baseline's image is gone \(rabbitmq-perf-gate\/rabbitmq:anchored-test was [0-9a-f]{12} at the refresh; it is a local image no longer on this runner\): compared with the baseline's stored trials/);
+    expect(r1.targetNote).toMatch(
+      /the baseline's image is gone \(rabbitmq-perf-gate\/rabbitmq:anchored-test was [0-9a-f]{12} at the refresh; it is a local image no longer on this runner\): compared with the baseline's stored trials/,
+    );
     expect(r1.decidedBy).toMatch(/^stored baseline \(may warn, never fail: .*CPU/);
     expect(r1.targets.map((t) => t.id)).toEqual(['candidate']);
     expect(a.stderr).toMatch(/Stored baseline: the baseline's image is gone/);

@@ -41,7 +41,9 @@ describe('the stored baseline of a pull request comes from its base commit', () 
     const forged = JSON.parse(genuine);
     for (const sc of Object.values<any>(forged.scenarios)) for (const k of Object.keys(sc.metrics)) sc.metrics[k] = sc.metrics[k].map((v: number) => v / 10);
     const { r, report } = await check(JSON.stringify(forged, null, 1));
-    expect(r.stdout).toMatch(/::notice::This pull request edits \.github\/rabbitmq-perf\/baseline\.json: the check compares with the base commit's version \(git commit [0-9a-f]{12}\), so a pull request cannot move its own baseline/);
+    expect(r.stdout).toMatch(
+      /::notice::This pull request edits \.github\/rabbitmq-perf\/baseline\.json: the check compares with the base commit's version \(git commit [0-9a-f]{12}\), so a pull request cannot move its own baseline/,
+    );
     const stored = report.comparisons.filter((c: any) => c.against === 'stored');
     expect(stored.length).toBeGreaterThan(0);
     const real = JSON.parse(genuine).scenarios;

@@ -32,10 +32,15 @@ afterAll(async () => {
   await gh.close();
 });
 
-const bisect = (inputs: Record<string, string>, workspace?: string) => runAction({
-  workspace, apiUrl: gh.url, eventName: 'workflow_dispatch', event: dispatch, timeoutMs: 600_000,
-  inputs: { mode: 'bisect', 'github-token': TOKEN, scenarios: 'one_fast', duration: '2', warmup: '1', looks: '8,12,16', ...inputs },
-});
+const bisect = (inputs: Record<string, string>, workspace?: string) =>
+  runAction({
+    workspace,
+    apiUrl: gh.url,
+    eventName: 'workflow_dispatch',
+    event: dispatch,
+    timeoutMs: 600_000,
+    inputs: { mode: 'bisect', 'github-token': TOKEN, scenarios: 'one_fast', duration: '2', warmup: '1', looks: '8,12,16', ...inputs },
+  });
 
 describe('mode: bisect', () => {
   it('bad input is one annotation naming the input, and nothing starts', async () => {

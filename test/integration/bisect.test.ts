@@ -33,8 +33,24 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-const args = () => ['bisect', '--images', series.images.join(','), '--scenarios', join(tmp, 'one_fast.yml'), '--duration', '2', '--warmup', '1',
-  '--looks', '8,12,16', '--out', out, '--json', '--time-limit', '20'];
+const args = () => [
+  'bisect',
+  '--images',
+  series.images.join(','),
+  '--scenarios',
+  join(tmp, 'one_fast.yml'),
+  '--duration',
+  '2',
+  '--warmup',
+  '1',
+  '--looks',
+  '8,12,16',
+  '--out',
+  out,
+  '--json',
+  '--time-limit',
+  '20',
+];
 
 /** Runs the CLI; `interrupt` sends SIGINT once the state file holds that many steps. */
 function cli(interruptAfter?: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -42,18 +58,30 @@ function cli(interruptAfter?: number): Promise<{ code: number | null; stdout: st
     const child = spawn(process.execPath, [CLI, ...args()], { cwd: tmp, env: { PATH: process.env.PATH ?? '', HOME: tmp } });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const watch = interruptAfter === undefined ? undefined : setInterval(() => {
-      try {
-        const s = JSON.parse(readFileSync(stateFile, 'utf8')) as BisectState;
-        if (s.steps.length >= interruptAfter) {
-          clearInterval(watch);
-          child.kill('SIGINT');
-        }
-      } catch { /* not written yet */ }
-    }, 500);
-    child.on('close', (code) => { if (watch) clearInterval(watch); done({ code, stdout, stderr }); });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const watch =
+      interruptAfter === undefined
+        ? undefined
+        : setInterval(() => {
+            try {
+              const s = JSON.parse(readFileSync(stateFile, 'utf8')) as BisectState;
+              if (s.steps.length >= interruptAfter) {
+                clearInterval(watch);
+                child.kill('SIGINT');
+              }
+            } catch {
+              /* not written yet */
+            }
+          }, 500);
+    child.on('close', (code) => {
+      if (watch) clearInterval(watch);
+      done({ code, stdout, stderr });
+    });
   });
 }
 

@@ -24,8 +24,7 @@ function smokeSelection(all: ScenarioSpec[]): ScenarioSpec[] {
     if (specs.length === 1) return specs;
     const sizes = [...new Set(specs.map((s) => s.axes?.size))];
     const types = [...new Set(specs.map((s) => s.axes?.queue))];
-    return Array.from({ length: Math.max(sizes.length, types.length) }, (_, i) =>
-      specs.find((s) => s.axes?.size === sizes[i % sizes.length] && s.axes?.queue === types[i % types.length])!);
+    return Array.from({ length: Math.max(sizes.length, types.length) }, (_, i) => specs.find((s) => s.axes?.size === sizes[i % sizes.length] && s.axes?.queue === types[i % types.length])!);
   });
 }
 
@@ -58,10 +57,12 @@ const drained: Check = async (r, s, depth) => {
   expect(m(r, 'drain_rate')).toBeLessThan(1_000_000); // timed from first to last delivery, never ~0 s
   for (const q of queueNames(s.workload)) expect(await depth(q)).toBe(0);
 };
-const churn = (metric: string): Check => (r) => {
-  expect(m(r, metric)).toBeGreaterThan(1);
-  expect(m(r, 'churn_op_latency_p50_ms')).toBeGreaterThan(0);
-};
+const churn =
+  (metric: string): Check =>
+  (r) => {
+    expect(m(r, metric)).toBeGreaterThan(1);
+    expect(m(r, 'churn_op_latency_p50_ms')).toBeGreaterThan(0);
+  };
 const imported: Check = async (r, s) => {
   expect(m(r, 'import_seconds')).toBeGreaterThan(0);
   expect(m(r, 'reimport_seconds')).toBeGreaterThan(0);
@@ -76,7 +77,11 @@ const imported: Check = async (r, s) => {
 };
 
 const CHECKS: Record<string, Check> = {
-  one_fast: flows, one_fast_multiack: flows, one_one_one: flows, throughput_by_size: flows, confirm_latency: flows,
+  one_fast: flows,
+  one_fast_multiack: flows,
+  one_one_one: flows,
+  throughput_by_size: flows,
+  confirm_latency: flows,
   // Its AMQP 0-9-1 variant; the other protocols run on containers in protocols.test.ts.
   protocols_one_fast: flows,
   fanout10: (r) => {
@@ -84,8 +89,11 @@ const CHECKS: Record<string, Check> = {
     expect(ratio).toBeGreaterThan(8);
     expect(ratio).toBeLessThan(12);
   },
-  fivers: fixedRate, latency_fixed_rate: fixedRate, five_hundred_queues: fixedRate,
-  seven_thousand_slow_one_queue: fixedRate, thousand_slow_thousand_queues: fixedRate,
+  fivers: fixedRate,
+  latency_fixed_rate: fixedRate,
+  five_hundred_queues: fixedRate,
+  seven_thousand_slow_one_queue: fixedRate,
+  thousand_slow_thousand_queues: fixedRate,
   two_publishers_no_consumers: publishOnly,
   publish_to_nack: async (r, s, depth) => {
     await publishOnly(r, s, depth);
@@ -96,23 +104,39 @@ const CHECKS: Record<string, Check> = {
     expect(m(r, 'dead_lettered_rate')).toBeGreaterThan(0);
     expect(await depth('ttl_dlq')).toBeGreaterThan(0);
   },
-  one_consumer_no_publishers: drained, cq_backlog: drained, long_quorum_queue: drained,
+  one_consumer_no_publishers: drained,
+  cq_backlog: drained,
+  long_quorum_queue: drained,
   nack_published: async (r, s, depth) => {
     await drained(r, s, depth);
     expect(await depth('nack_dlq')).toBeGreaterThan(0);
     expect(m(r, 'dead_lettered_rate') / m(r, 'drain_rate')).toBeGreaterThan(0.8);
   },
-  consumers_join_late: (r) => { expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate')); expect(m(r, 'drain_rate')).toBeLessThan(1_000_000); },
-  consumers_join_late_sac: (r) => { expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate')); expect(m(r, 'drain_rate')).toBeLessThan(1_000_000); },
-  queue_churn_transient: churn('queue_churn_ops'), queue_churn_durable: churn('queue_churn_ops'),
-  bind_churn_nondurable: churn('bind_churn_ops'), bind_churn_durable: churn('bind_churn_ops'),
-  connection_churn: churn('connection_churn_ops'), channel_churn: churn('channel_churn_ops'),
-  import_queues_bindings: imported, import_classic_queues: imported, import_quorum_queues: imported, import_vhosts: imported,
+  consumers_join_late: (r) => {
+    expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate'));
+    expect(m(r, 'drain_rate')).toBeLessThan(1_000_000);
+  },
+  consumers_join_late_sac: (r) => {
+    expect(m(r, 'drain_rate')).toBeGreaterThan(m(r, 'fill_rate'));
+    expect(m(r, 'drain_rate')).toBeLessThan(1_000_000);
+  },
+  queue_churn_transient: churn('queue_churn_ops'),
+  queue_churn_durable: churn('queue_churn_ops'),
+  bind_churn_nondurable: churn('bind_churn_ops'),
+  bind_churn_durable: churn('bind_churn_ops'),
+  connection_churn: churn('connection_churn_ops'),
+  channel_churn: churn('channel_churn_ops'),
+  import_queues_bindings: imported,
+  import_classic_queues: imported,
+  import_quorum_queues: imported,
+  import_vhosts: imported,
 };
 
 let current: Awaited<ReturnType<typeof freshVhost>> | undefined;
 const drops: Array<() => Promise<void>> = [];
-afterAll(async () => { for (const d of drops) await d().catch(() => undefined); });
+afterAll(async () => {
+  for (const d of drops) await d().catch(() => undefined);
+});
 
 describe('every catalogue scenario at smoke scale on the real broker', () => {
   // Restart scenarios restart the node, which this URL broker must never be: node-start.test.ts.

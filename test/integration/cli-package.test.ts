@@ -35,7 +35,8 @@ beforeAll(() => {
   mkdirSync(app);
   // Offline: every dependency is in the npm cache since `npm ci` ran (where the cache was cleaned
   // since, the registry fills the gaps).
-  const install = (mode: string) => spawnSync('npm', ['install', mode, '--no-audit', '--no-fund', tarball], { cwd: app, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' }, timeout: 180_000 });
+  const install = (mode: string) =>
+    spawnSync('npm', ['install', mode, '--no-audit', '--no-fund', tarball], { cwd: app, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' }, timeout: 180_000 });
   const r = install('--offline').status === 0 ? { status: 0, stderr: '' } : install('--prefer-offline');
   expect(r.status, r.stderr).toBe(0);
 }, 240_000);
@@ -46,17 +47,34 @@ afterAll(() => {
 describe('the packed CLI', () => {
   it('ships dist/, scenarios/, schema/ and the package documents, nothing else', () => {
     expect(tarball).toMatch(new RegExp(`rabbitmq-perf-gate-${pkg.version.replace(/\./g, '\\.')}\\.tgz$`));
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/cli.js', 'dist/index.js', 'dist/post.js',
-      'scenarios/presets.yml', 'scenarios/one_fast.yml', 'schema/scenario.schema.json', 'schema/presets.schema.json', 'schema/target.schema.json']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      'dist/cli.js',
+      'dist/index.js',
+      'dist/post.js',
+      'scenarios/presets.yml',
+      'scenarios/one_fast.yml',
+      'schema/scenario.schema.json',
+      'schema/presets.schema.json',
+      'schema/target.schema.json',
+    ]) {
       expect(files).toContain(f);
     }
     const outside = files.filter((f) => !/^(dist|scenarios|schema)\//.test(f) && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f));
     expect(outside).toEqual([]);
     // Whatever the bundle reads at run time through packagePath() is in the tarball.
-    const read = [...new Set([...execFileSync('grep', ['-rhoE', 'packagePath[0-9]*\\(["\'`][^"\'`$]+', join(ROOT, 'dist')], { encoding: 'utf8' })
-      .matchAll(/packagePath\d*\(["'`]([^"'`$\n]+)/g)].map((m) => m[1]))];
+    const read = [
+      ...new Set([...execFileSync('grep', ['-rhoE', 'packagePath[0-9]*\\(["\'`][^"\'`$]+', join(ROOT, 'dist')], { encoding: 'utf8' }).matchAll(/packagePath\d*\(["'`]([^"'`$\n]+)/g)].map((m) => m[1])),
+    ];
     expect(read.length).toBeGreaterThan(0);
-    for (const rel of read) expect(files.some((f) => f === rel || f.startsWith(rel)), rel).toBe(true);
+    for (const rel of read)
+      expect(
+        files.some((f) => f === rel || f.startsWith(rel)),
+        rel,
+      ).toBe(true);
   });
 
   it('is installed as a command that runs on Node 24: --version and list', () => {
@@ -74,8 +92,7 @@ describe('the packed CLI', () => {
 
   it('runs one trial against the local broker from the empty folder', () => {
     const out = join(app, 'out');
-    const r = cli(['run', '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '1',
-      '--broker-url', AMQP_URL, '--management-url', MANAGEMENT_URL, '--out', out, '--json']);
+    const r = cli(['run', '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '1', '--broker-url', AMQP_URL, '--management-url', MANAGEMENT_URL, '--out', out, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.tool).toEqual({ name: 'rabbitmq-perf-gate', version: pkg.version });

@@ -113,7 +113,11 @@ describe('bundled CLI', () => {
 
   it('first run, no baseline: every format says "measured, nothing to compare with yet" and shows each gating median', () => {
     const valid = report.trials.filter((t) => t.valid);
-    const med = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const med = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const m = s.length >> 1;
+      return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+    };
     const shown = (x: number) => Math.round(x).toLocaleString('en-US'); // msg/s medians are ≥ 1000 here
     const summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
     expect(summary).toMatch(/^## 📏 rabbitmq-perf-gate: measured, nothing to compare with yet$/m);
@@ -149,7 +153,13 @@ describe('bundled CLI', () => {
   });
 
   it('compare a report with a baseline.json, in either order', () => {
-    writeBaseline(join(tmp, 'baseline.json'), baselineFromRun(derived(report, 6, () => 1), undefined));
+    writeBaseline(
+      join(tmp, 'baseline.json'),
+      baselineFromRun(
+        derived(report, 6, () => 1),
+        undefined,
+      ),
+    );
     writeFileSync(join(tmp, 'six.json'), JSON.stringify(derived(report, 6, () => 1.01)));
     const a = cli(['compare', 'six.json', 'baseline.json', '--json']);
     expect(a.code, a.stderr).toBe(0);

@@ -22,7 +22,10 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const IMAGE = { v3: 'rabbitmq-perf-gate/rabbitmq:3.10.8', v4: 'rabbitmq-perf-gate/rabbitmq:4.0.5' };
 const RUN = `test-${process.pid}-${Date.now().toString(36)}`;
 const usedRuns = [RUN];
-const runOf = (suffix: string) => { usedRuns.push(`${RUN}-${suffix}`); return `${RUN}-${suffix}`; };
+const runOf = (suffix: string) => {
+  usedRuns.push(`${RUN}-${suffix}`);
+  return `${RUN}-${suffix}`;
+};
 const tmp = mkdtempSync(join(tmpdir(), 'rpg-docker-test-'));
 
 function spec(over: Partial<DockerTargetSpec> = {}): DockerTargetSpec {
@@ -31,7 +34,8 @@ function spec(over: Partial<DockerTargetSpec> = {}): DockerTargetSpec {
 
 function containersOf(runId: string): string[] {
   return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
-    .split('\n').filter(Boolean);
+    .split('\n')
+    .filter(Boolean);
 }
 
 const paused = (name: string) => execFileSync('docker', ['inspect', '--format', '{{.State.Paused}}', name], { encoding: 'utf8' }).trim() === 'true';
@@ -54,7 +58,10 @@ async function roundTrip(url: string): Promise<string> {
 }
 
 async function expectGateError(p: Promise<unknown>, re: RegExp): Promise<GateError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(GateError);
   expect((err as GateError).message).toMatch(re);
   return err as GateError;
@@ -63,7 +70,10 @@ async function expectGateError(p: Promise<unknown>, re: RegExp): Promise<GateErr
 const run = { runId: RUN, readyTimeoutMs: 120_000 };
 
 beforeAll(() => {
-  for (const [version, ref] of [['3.10.8', IMAGE.v3], ['4.0.5', IMAGE.v4]]) {
+  for (const [version, ref] of [
+    ['3.10.8', IMAGE.v3],
+    ['4.0.5', IMAGE.v4],
+  ]) {
     try {
       execFileSync('docker', ['image', 'inspect', ref], { stdio: 'ignore' });
     } catch {
@@ -86,10 +96,7 @@ afterAll(async () => {
 
 describe('docker provider', () => {
   it('runs 3.10.8 and 4.0.5 side by side with their real versions, passes a message through each, freezes the idle one', async () => {
-    const handles: DockerBrokerHandle[] = await Promise.all([
-      startDocker(spec({ id: 'old', image: IMAGE.v3 }), run),
-      startDocker(spec({ id: 'new', image: IMAGE.v4 }), run),
-    ]);
+    const handles: DockerBrokerHandle[] = await Promise.all([startDocker(spec({ id: 'old', image: IMAGE.v3 }), run), startDocker(spec({ id: 'new', image: IMAGE.v4 }), run)]);
     try {
       const [old, neu] = handles;
       expect(old.amqpUrl).not.toEqual(neu.amqpUrl);
@@ -105,7 +112,10 @@ describe('docker provider', () => {
       // One target at a time: the idle one is frozen (cgroup freezer), the measured one answers.
       const warnings: string[] = [];
       const focus = focusOn(handles, (m) => warnings.push(m));
-      for (const [active, idle] of [[old, neu], [neu, old]]) {
+      for (const [active, idle] of [
+        [old, neu],
+        [neu, old],
+      ]) {
         await focus.on(active);
         expect(paused(idle.containers[0])).toBe(true);
         expect(paused(active.containers[0])).toBe(false);
@@ -134,15 +144,24 @@ describe('docker provider', () => {
   }, 300_000);
 
   it('places every kind of config file, keeps management+prometheus enabled, applies limits', async () => {
-    const f = (name: string, text: string) => { const p = join(tmp, name); writeFileSync(p, text); return p; };
+    const f = (name: string, text: string) => {
+      const p = join(tmp, name);
+      writeFileSync(p, text);
+      return p;
+    };
     const files = [
       f('rabbitmq.conf', 'vm_memory_high_watermark.relative = 0.5\n'),
       f('tuning.conf', 'channel_max = 100\n'),
       f('advanced.config', '[{rabbit, [{handshake_timeout, 12345}]}].\n'),
-      f('definitions.json', JSON.stringify({
-        users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
-        permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
-        vhosts: [{ name: '/' }], queues: [{ name: 'defq', vhost: '/', durable: true, auto_delete: false, arguments: {} }] })),
+      f(
+        'definitions.json',
+        JSON.stringify({
+          users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
+          permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
+          vhosts: [{ name: '/' }],
+          queues: [{ name: 'defq', vhost: '/', durable: true, auto_delete: false, arguments: {} }],
+        }),
+      ),
       f('enabled_plugins', '[rabbitmq_shovel].\n'),
     ];
     const s = spec({ id: 'conf', configFiles: files, cpus: 1, memory: '768m' });
@@ -159,7 +178,12 @@ describe('docker provider', () => {
       expect(queues.map((q) => q.name)).toContain('defq');
       const limits = execFileSync('docker', ['inspect', '-f', '{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}', c], { encoding: 'utf8' }).trim();
       expect(limits).toBe(`${1e9} ${768 * 1024 * 1024}`);
-      expect(h.info.configDigest).toBe(configDigest(s.image, files.map((p) => ({ path: p, content: readFileSync(p) }))));
+      expect(h.info.configDigest).toBe(
+        configDigest(
+          s.image,
+          files.map((p) => ({ path: p, content: readFileSync(p) })),
+        ),
+      );
       expect(h.info.configDigest).not.toBe(configDigest(s.image, []));
     } finally {
       await h.stop();
@@ -168,8 +192,7 @@ describe('docker provider', () => {
 
   it('fails clearly on a missing image', async () => {
     // A loopback registry, so the pull attempt fails at once without leaving the machine.
-    await expectGateError(startDocker(spec({ image: '127.0.0.1:1/rabbitmq-perf-gate/missing:0' }), run),
-      /not found locally and could not be pulled/);
+    await expectGateError(startDocker(spec({ image: '127.0.0.1:1/rabbitmq-perf-gate/missing:0' }), run), /not found locally and could not be pulled/);
   }, 120_000);
 
   it('fails clearly when docker is absent or its daemon is unreachable', async () => {
@@ -188,14 +211,17 @@ describe('docker provider', () => {
   }, 120_000);
 
   it('forms a 3-node cluster and runs setup commands on node 1', async () => {
-    const h = await startDocker(spec({
-      id: 'cluster', nodes: 3,
-      setup: [`rabbitmqctl set_policy --apply-to queues cap '^capped\\.' '{"max-length": 10}'`],
-    }), run);
+    const h = await startDocker(
+      spec({
+        id: 'cluster',
+        nodes: 3,
+        setup: [`rabbitmqctl set_policy --apply-to queues cap '^capped\\.' '{"max-length": 10}'`],
+      }),
+      run,
+    );
     try {
       expect(h.containers).toHaveLength(3);
-      const status = JSON.parse(execFileSync('docker', ['exec', h.containers[0], 'rabbitmqctl', 'cluster_status', '--formatter', 'json'],
-        { encoding: 'utf8' }));
+      const status = JSON.parse(execFileSync('docker', ['exec', h.containers[0], 'rabbitmqctl', 'cluster_status', '--formatter', 'json'], { encoding: 'utf8' }));
       expect(status.running_nodes).toHaveLength(3);
       expect(h.info.nodes).toHaveLength(3);
       const policies = execFileSync('docker', ['exec', h.containers[0], 'rabbitmqctl', 'list_policies', '--formatter', 'json'], { encoding: 'utf8' });
@@ -224,8 +250,10 @@ describe('docker provider', () => {
 
   it('names a failing setup command with its exit code and output, and removes the container', async () => {
     const runId = runOf('setup');
-    const err = await expectGateError(startDocker(spec({ image: IMAGE.v3, setup: ['rabbitmqctl no_such_command'] }), { ...run, runId }),
-      /setup command `rabbitmqctl no_such_command` failed with exit code \d+: .+/s);
+    const err = await expectGateError(
+      startDocker(spec({ image: IMAGE.v3, setup: ['rabbitmqctl no_such_command'] }), { ...run, runId }),
+      /setup command `rabbitmqctl no_such_command` failed with exit code \d+: .+/s,
+    );
     expect(err.where.field).toBe('setup');
     expect(containersOf(runId)).toEqual([]);
   }, 300_000);
@@ -238,7 +266,9 @@ describe('cleanup when the process dies', () => {
     child = join(tmp, 'child.cjs');
     await build({
       stdin: {
-        resolveDir: ROOT, loader: 'ts', sourcefile: 'child.ts',
+        resolveDir: ROOT,
+        loader: 'ts',
+        sourcefile: 'child.ts',
         contents: `import { startDocker } from './src/broker/docker';
           (async () => {
             await startDocker({ id: 'sig', label: 'sig', kind: 'docker', image: ${JSON.stringify(IMAGE.v4)}, configFiles: [],
@@ -247,14 +277,22 @@ describe('cleanup when the process dies', () => {
             setInterval(() => undefined, 1000);
           })();`,
       },
-      bundle: true, platform: 'node', format: 'cjs', outfile: child, logLevel: 'error',
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      outfile: child,
+      logLevel: 'error',
     });
   }, 60_000);
 
   function startChild(runId: string) {
     const p = spawn(process.execPath, [child], { env: { ...process.env, RUN_ID: runId }, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<{ code: number | null; signal: string | null }>((r) => p.on('exit', (code, signal) => r({ code, signal })));
-    const ready = new Promise<void>((r) => p.stdout.on('data', (d: Buffer) => { if (d.toString().includes('READY')) r(); }));
+    const ready = new Promise<void>((r) =>
+      p.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('READY')) r();
+      }),
+    );
     return { p, exited, ready };
   }
 

@@ -64,10 +64,13 @@ function plainRepo(): GitRepo {
 /** A repository that builds its broker image: the newer offline image with one setting changed. */
 function imageRepo(): GitRepo {
   const repo = new GitRepo();
-  repo.commit({
-    Dockerfile: `FROM ${NEW}\nCOPY 40-pr.conf /etc/rabbitmq/conf.d/40-pr.conf\n`,
-    '40-pr.conf': 'channel_max = 1000\n',
-  }, 'broker image');
+  repo.commit(
+    {
+      Dockerfile: `FROM ${NEW}\nCOPY 40-pr.conf /etc/rabbitmq/conf.d/40-pr.conf\n`,
+      '40-pr.conf': 'channel_max = 1000\n',
+    },
+    'broker image',
+  );
   return repo;
 }
 
@@ -80,7 +83,11 @@ const log = (job: JobRecord) => job.steps.map((s) => `${s.label}: ${s.outcome}\n
 const reportOf = (s: StepRecord): RunReport => JSON.parse(readFileSync(s.action!.outputs.report, 'utf8'));
 const target = (r: RunReport, id: string) => r.targets.find((t) => t.id === id)!;
 const ours = (gh: GitHubServer, pr: number) => gh.state.comments(REPO, pr).filter((c) => c.body.startsWith(MARKER));
-const writes = (gh: GitHubServer, from: number) => gh.requests.slice(from).filter((q) => q.method !== 'GET').map((q) => q.operationId);
+const writes = (gh: GitHubServer, from: number) =>
+  gh.requests
+    .slice(from)
+    .filter((q) => q.method !== 'GET')
+    .map((q) => q.operationId);
 /** No container left behind by the run (the step removes them; the post step is the net). */
 function noContainers(s: StepRecord): void {
   const runId = /::save-state name=run-id::(\S+)/.exec(s.action!.stdout)?.[1];
@@ -88,19 +95,25 @@ function noContainers(s: StepRecord): void {
   expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' }).trim()).toBe('');
 }
 const store = () => mkdtempSync(join(tmpdir(), 'perf-gate-artifacts-'));
-const uploaded = (artifacts: string, name: string) => existsSync(join(artifacts, name)) ? readdirSync(join(artifacts, name)).sort() : [];
+const uploaded = (artifacts: string, name: string) => (existsSync(join(artifacts, name)) ? readdirSync(join(artifacts, name)).sort() : []);
 
 afterAll(() => {
   for (const image of built) spawnSync('docker', ['image', 'rm', image]);
 });
 
-describe('perf.yml: the pull request\'s image A/B\'d against the release it replaces', () => {
+describe("perf.yml: the pull request's image A/B'd against the release it replaces", () => {
   let world: World;
-  beforeAll(async () => { world = await newWorld(); });
-  afterEach(() => { expect(world.gh.violations).toEqual([]); });
-  afterAll(async () => { await world.gh.close(); });
+  beforeAll(async () => {
+    world = await newWorld();
+  });
+  afterEach(() => {
+    expect(world.gh.violations).toEqual([]);
+  });
+  afterAll(async () => {
+    await world.gh.close();
+  });
 
-  it('a pull request from this repository: built, A/B\'d on this runner, commented, report uploaded', async () => {
+  it("a pull request from this repository: built, A/B'd on this runner, commented, report uploaded", async () => {
     const [job] = await runJob(world, 'docs/workflows/perf.yml', 'perf', { workspace: checkout(imageRepo()), event: pullRequestEvent(), eventName: 'pull_request' });
     built.add('perf-candidate:pr-2');
     expect(job.result, log(job)).toBe('success');
@@ -123,7 +136,7 @@ describe('perf.yml: the pull request\'s image A/B\'d against the release it repl
     expect(job.post.map((p) => p.code)).toEqual([0]);
   }, 400_000);
 
-  it('a fork\'s pull request: measured with a read-only token, no write; perf-comment.yml posts its artifact', async () => {
+  it("a fork's pull request: measured with a read-only token, no write; perf-comment.yml posts its artifact", async () => {
     const w: World = { ...world, artifacts: store() };
     const fork = seedForkPull(world.gh, REPO, { number: 3 });
     const from = world.gh.requests.length;
@@ -136,9 +149,17 @@ describe('perf.yml: the pull request\'s image A/B\'d against the release it repl
     expect(uploaded(w.artifacts, 'rabbitmq-perf-gate-report')).toEqual(['pr.json', 'report.html', 'report.json', 'summary.md']);
 
     // The workflow_run job skips runs of this repository's own pull requests (perf.yml commented).
-    const own = await runJob(w, 'docs/workflows/perf-comment.yml', 'comment', { workspace: checkout(plainRepo()), event: workflowRunEvent({ headSha: fork.headSha, headRepo: REPO }), eventName: 'workflow_run' });
+    const own = await runJob(w, 'docs/workflows/perf-comment.yml', 'comment', {
+      workspace: checkout(plainRepo()),
+      event: workflowRunEvent({ headSha: fork.headSha, headRepo: REPO }),
+      eventName: 'workflow_run',
+    });
     expect(own.map((j) => j.result)).toEqual(['skipped']);
-    const [post] = await runJob(w, 'docs/workflows/perf-comment.yml', 'comment', { workspace: checkout(plainRepo()), event: workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo }), eventName: 'workflow_run' });
+    const [post] = await runJob(w, 'docs/workflows/perf-comment.yml', 'comment', {
+      workspace: checkout(plainRepo()),
+      event: workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo }),
+      eventName: 'workflow_run',
+    });
     expect(post.result, log(post)).toBe('success');
     expect(post.token).toBe(TOKEN);
     expect(post.steps.map((s) => s.outcome)).toEqual(['success', 'success', 'success']);
@@ -162,16 +183,25 @@ describe('perf-refresh.yml (anchored), then perf-target.yml: a broker kept as a 
     world.gh.state.writeFiles(REPO, 'main', files, 'The broker as data');
     const repo = new GitRepo();
     repo.commit(files, 'The broker as data');
-    manual = await runJob(world, 'docs/workflows/perf-refresh.yml', 'refresh', { workspace: checkout(repo), event: { ...wfDispatch(), repository: { default_branch: 'main' } }, eventName: 'workflow_dispatch', ref: 'refs/heads/feature' });
+    manual = await runJob(world, 'docs/workflows/perf-refresh.yml', 'refresh', {
+      workspace: checkout(repo),
+      event: { ...wfDispatch(), repository: { default_branch: 'main' } },
+      eventName: 'workflow_dispatch',
+      ref: 'refs/heads/feature',
+    });
     workspace = checkout(repo);
     [refresh] = await runJob(world, 'docs/workflows/perf-refresh.yml', 'refresh', { workspace, event: scheduleEvent(), eventName: 'schedule' });
     baseline = existsSync(join(workspace, BASELINE)) ? readFileSync(join(workspace, BASELINE), 'utf8') : '';
     world.gh.state.writeFiles(REPO, 'main', { [BASELINE]: baseline }, 'Merge the baseline refresh');
   }, 400_000);
-  afterEach(() => { expect(world.gh.violations).toEqual([]); });
-  afterAll(async () => { await world.gh.close(); });
+  afterEach(() => {
+    expect(world.gh.violations).toEqual([]);
+  });
+  afterAll(async () => {
+    await world.gh.close();
+  });
 
-  it('the scheduled refresh starts the target file\'s broker, records it and opens the refresh pull request', () => {
+  it("the scheduled refresh starts the target file's broker, records it and opens the refresh pull request", () => {
     expect(manual.map((j) => j.result)).toEqual(['skipped']); // a manual run only from the default branch
     expect(refresh.result, log(refresh)).toBe('success');
     const gate = refresh.steps.find((s) => s.action)!;
@@ -219,7 +249,7 @@ describe('perf-refresh.yml (anchored), then perf-target.yml: a broker kept as a 
     noContainers(gate);
   }, 400_000);
 
-  it('a pull request that leaves the broker alone: the anchored baseline\'s broker is started again and decides by a same-run A/B', async () => {
+  it("a pull request that leaves the broker alone: the anchored baseline's broker is started again and decides by a same-run A/B", async () => {
     const [job] = await runJob(world, 'docs/workflows/perf-target.yml', 'perf', pullRequest({ 'README.md': 'docs only\n' }));
     expect(job.result, log(job)).toBe('success');
     const gate = step(job, 'gate');
@@ -236,9 +266,15 @@ describe('perf-refresh.yml (anchored), then perf-target.yml: a broker kept as a 
 
 describe('perf-sharded.yml: shards A/B their share of the matrix, one merged verdict and comment', () => {
   let world: World;
-  beforeAll(async () => { world = await newWorld({ ...SIZE, scenarios: 'perf' }); });
-  afterEach(() => { expect(world.gh.violations).toEqual([]); });
-  afterAll(async () => { await world.gh.close(); });
+  beforeAll(async () => {
+    world = await newWorld({ ...SIZE, scenarios: 'perf' });
+  });
+  afterEach(() => {
+    expect(world.gh.violations).toEqual([]);
+  });
+  afterAll(async () => {
+    await world.gh.close();
+  });
 
   it('three shard jobs and the merge job', async () => {
     const repo = imageRepo();
@@ -255,7 +291,12 @@ describe('perf-sharded.yml: shards A/B their share of the matrix, one merged ver
     const ran = shards.map((j) => reportOf(j.steps.find((s) => s.action)!).scenarios.map((s) => s.id));
     expect(ran.flat().sort()).toEqual(['alpha', 'beta', 'gamma']);
     expect(ours(world.gh, 2)).toHaveLength(0); // shards never comment
-    const [merge] = await runJob(world, 'docs/workflows/perf-sharded.yml', 'merge', { workspace: checkout(head), event: pullRequestEvent(), eventName: 'pull_request', needs: { shard: { result: 'success', outputs: {} } } });
+    const [merge] = await runJob(world, 'docs/workflows/perf-sharded.yml', 'merge', {
+      workspace: checkout(head),
+      event: pullRequestEvent(),
+      eventName: 'pull_request',
+      needs: { shard: { result: 'success', outputs: {} } },
+    });
     expect(merge.result, log(merge)).toBe('success');
     const report = reportOf(step(merge, 'gate'));
     expect(report.scenarios.map((s) => s.id).sort()).toEqual(['alpha', 'beta', 'gamma']);
@@ -267,13 +308,19 @@ describe('perf-sharded.yml: shards A/B their share of the matrix, one merged ver
   }, 900_000);
 });
 
-describe('perf-dispatch.yml: two images from the run form, A/B\'d in one job', () => {
+describe("perf-dispatch.yml: two images from the run form, A/B'd in one job", () => {
   let world: World;
-  beforeAll(async () => { world = await newWorld(); });
-  afterEach(() => { expect(world.gh.violations).toEqual([]); });
-  afterAll(async () => { await world.gh.close(); });
+  beforeAll(async () => {
+    world = await newWorld();
+  });
+  afterEach(() => {
+    expect(world.gh.violations).toEqual([]);
+  });
+  afterAll(async () => {
+    await world.gh.close();
+  });
 
-  it('the form\'s defaults: the upgrade against the release; a measurement, no comment', async () => {
+  it("the form's defaults: the upgrade against the release; a measurement, no comment", async () => {
     const from = world.gh.requests.length;
     const [job] = await runJob(world, 'docs/workflows/perf-dispatch.yml', 'perf', { workspace: checkout(plainRepo()), event: wfDispatch(), eventName: 'workflow_dispatch' });
     expect(job.result, log(job)).toBe('success');
@@ -292,12 +339,20 @@ describe('perf-dispatch.yml: two images from the run form, A/B\'d in one job', (
 
 describe('perf-stored.yml (second choice): a services: broker against stored trials', () => {
   let world: World;
-  beforeAll(async () => { world = await newWorld(); });
-  afterEach(() => { expect(world.gh.violations).toEqual([]); });
-  afterAll(async () => { await world.gh.close(); });
+  beforeAll(async () => {
+    world = await newWorld();
+  });
+  afterEach(() => {
+    expect(world.gh.violations).toEqual([]);
+  });
+  afterAll(async () => {
+    await world.gh.close();
+  });
 
   it('the scheduled refresh, then a pull request compared with the stored trials (which record no broker)', async () => {
-    const { rabbitmq_version: version } = await (await fetch(new URL('/api/overview', MANAGEMENT_URL.replace(/\/\/[^@]*@/, '//')), { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } })).json() as { rabbitmq_version: string };
+    const { rabbitmq_version: version } = (await (
+      await fetch(new URL('/api/overview', MANAGEMENT_URL.replace(/\/\/[^@]*@/, '//')), { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } })
+    ).json()) as { rabbitmq_version: string };
     const ws = checkout(plainRepo());
     const jobs = await runJob(world, 'docs/workflows/perf-stored.yml', 'refresh', { workspace: ws, event: scheduleEvent(), eventName: 'schedule' });
     expect(jobs[0].result, log(jobs[0])).toBe('success');

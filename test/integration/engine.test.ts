@@ -4,7 +4,9 @@ import { runWorkload } from '../../src/workload/engine';
 import { freshVhost, spec } from '../support/broker';
 
 const drops: Array<() => Promise<void>> = [];
-afterAll(async () => { for (const d of drops) await d(); });
+afterAll(async () => {
+  for (const d of drops) await d();
+});
 
 async function vhost(name: string) {
   const v = await freshVhost(name);
@@ -15,10 +17,18 @@ async function vhost(name: string) {
 describe('load engine on the real broker', () => {
   it('one_fast: consumed ≈ published, confirmed ≤ published, ordered percentiles', async () => {
     const { url } = await vhost('one-fast');
-    const r = await runWorkload(spec('one_fast', {
-      producers: 1, consumers: 1, confirm: 3000, size: 100, persistent: true, autoDelete: false,
-      queueArgs: { 'x-max-length': 5_000_000 },
-    }), url);
+    const r = await runWorkload(
+      spec('one_fast', {
+        producers: 1,
+        consumers: 1,
+        confirm: 3000,
+        size: 100,
+        persistent: true,
+        autoDelete: false,
+        queueArgs: { 'x-max-length': 5_000_000 },
+      }),
+      url,
+    );
     expect(r.valid, r.invalidReason).toBe(true);
     const m = r.metrics;
     expect(m.published_rate).toBeGreaterThan(1000);
@@ -38,8 +48,7 @@ describe('load engine on the real broker', () => {
 
   it('a 1 msg/s producer sends about one message a second', async () => {
     const { url } = await vhost('slow');
-    const r = await runWorkload(spec('slow', { producers: 3, consumers: 1, publishingInterval: 1, confirm: 1 },
-      { warmup: 1, duration: 4 }), url);
+    const r = await runWorkload(spec('slow', { producers: 3, consumers: 1, publishingInterval: 1, confirm: 1 }, { warmup: 1, duration: 4 }), url);
     expect(r.valid, r.invalidReason).toBe(true);
     expect(r.metrics.published_rate).toBeGreaterThanOrEqual(2.5);
     expect(r.metrics.published_rate).toBeLessThanOrEqual(3.5);
@@ -48,10 +57,20 @@ describe('load engine on the real broker', () => {
 
   it('fanout to 10 queues consumes ≈10× what it publishes, with multi-ack', async () => {
     const { url } = await vhost('fanout');
-    const r = await runWorkload(spec('fanout10', {
-      producers: 1, consumers: 10, confirm: 100, exchange: 'amq.fanout', exchangeType: 'fanout',
-      queuePattern: 'q-%d', queuePatternFrom: 1, queuePatternTo: 10, multiAckEvery: 50,
-    }), url);
+    const r = await runWorkload(
+      spec('fanout10', {
+        producers: 1,
+        consumers: 10,
+        confirm: 100,
+        exchange: 'amq.fanout',
+        exchangeType: 'fanout',
+        queuePattern: 'q-%d',
+        queuePatternFrom: 1,
+        queuePatternTo: 10,
+        multiAckEvery: 50,
+      }),
+      url,
+    );
     expect(r.valid, r.invalidReason).toBe(true);
     expect(r.metrics.consumed_rate / r.metrics.published_rate).toBeGreaterThan(8);
     expect(r.metrics.consumed_rate / r.metrics.published_rate).toBeLessThan(12);

@@ -18,7 +18,9 @@ const MSACC = (on: boolean) => execFileSync('rabbitmqctl', ['eval', `erlang:syst
 const target = { id: 'local', label: 'local', kind: 'url' as const, amqpUrl: AMQP_URL, managementUrl: MANAGEMENT_URL };
 const oneFast = spec('evidence_one_fast', { producers: 1, consumers: 1, queue: 'evidence-q' }, { warmup: 1, duration: 2 });
 
-afterAll(() => { MSACC(false); });
+afterAll(() => {
+  MSACC(false);
+});
 
 describe('broker evidence on a broker attached by URL', () => {
   it('its Prometheus endpoint gives per-message VM evidence; microstate accounting off and cgroup are said to be missing', async () => {
@@ -86,8 +88,11 @@ describe('broker evidence on a broker attached by URL', () => {
 
   it('--flame-graph without a same-run A/B of containers says why there is none, and the run goes on', () => {
     const cli = join(resolve(import.meta.dirname, '../..'), 'dist/cli.js');
-    const r = spawnSync(process.execPath, [cli, 'run', '--broker-url', AMQP_URL, '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '0',
-      '--flame-graph', '--baseline-file', 'none.json', '--json'], { encoding: 'utf8', timeout: 60_000, cwd: tmpdir() });
+    const r = spawnSync(
+      process.execPath,
+      [cli, 'run', '--broker-url', AMQP_URL, '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '0', '--flame-graph', '--baseline-file', 'none.json', '--json'],
+      { encoding: 'utf8', timeout: 60_000, cwd: tmpdir() },
+    );
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.flameNote).toMatch(/^no flame graph: it compares the two targets of a same-run A\/B/);

@@ -48,7 +48,9 @@ function oneError(r: ActionRun, re: RegExp): string {
 function containersOf(r: ActionRun): string[] {
   const runId = /::save-state name=run-id::(\S+)/.exec(r.stdout)?.[1];
   if (!runId) return [];
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 }
 
 describe('bad input: one ::error naming the input or file:line, before any broker is touched', () => {
@@ -91,7 +93,10 @@ describe('the broker cannot be reached: one ::error, password masked', () => {
 
   it('TLS mismatch: amqps:// to the plain AMQP port', async () => {
     const r = await runAction({ inputs: { ...quick, 'broker-url': 'amqps://guest:guest@127.0.0.1:5672' } });
-    oneError(r, /cannot connect to the broker at amqps:\/\/guest:\*\*\*@127\.0\.0\.1:5672: TLS handshake failed \(ERR_SSL_WRONG_VERSION_NUMBER\).*Fix: amqps:\/\/ needs the broker's TLS listener \(usually port 5671\)/);
+    oneError(
+      r,
+      /cannot connect to the broker at amqps:\/\/guest:\*\*\*@127\.0\.0\.1:5672: TLS handshake failed \(ERR_SSL_WRONG_VERSION_NUMBER\).*Fix: amqps:\/\/ needs the broker's TLS listener \(usually port 5671\)/,
+    );
   });
 
   it('management API missing (wrong port)', async () => {
@@ -117,7 +122,10 @@ describe('broker containers that cannot start: one ::error, no container left', 
     const ws = newWorkspace();
     writeFileSync(join(ws, 'rabbitmq.conf'), 'listeners.tcp.default = = 5672 ]]\nthis is not a setting\n');
     const r = await runAction({ workspace: ws, inputs: { ...quick, 'broker-image': 'rabbitmq-perf-gate/rabbitmq:3.10.8', 'broker-config': 'rabbitmq.conf' } });
-    oneError(r, /image: container rabbitmq-perf-gate-candidate-\w+-1 \(rabbitmq-perf-gate\/rabbitmq:3\.10\.8\) exited with code \d+ while RabbitMQ was booting: Syntax error in \/etc\/rabbitmq\/rabbitmq\.conf.*Fix: see the container log/);
+    oneError(
+      r,
+      /image: container rabbitmq-perf-gate-candidate-\w+-1 \(rabbitmq-perf-gate\/rabbitmq:3\.10\.8\) exited with code \d+ while RabbitMQ was booting: Syntax error in \/etc\/rabbitmq\/rabbitmq\.conf.*Fix: see the container log/,
+    );
     expect(r.stdout).toMatch(/::group::Last log lines of rabbitmq-perf-gate\/rabbitmq:3\.10\.8\n[\s\S]*BOOT FAILED/);
     expect(containersOf(r)).toEqual([]);
   }, 180_000);
@@ -178,12 +186,20 @@ describe('hostile text in scenario metadata, labels and broker messages', () => 
     const ws = newWorkspace();
     const evil = '<img src=x onerror=alert(1)> @octo-org/admins [x](javascript:alert(1)) | `code` <!-- -->';
     // A queue argument the broker refuses: its error echoes the (hostile) queue name back.
-    writeFileSync(join(ws, 'evil.yml'), [
-      'id: evil.scenario', `description: ${JSON.stringify(evil)}`, `origin: { source: ${JSON.stringify(evil)}, command: ${JSON.stringify(evil)} }`,
-      `perf-test: -x 1 -y 1 -u '<script>alert(1)</script>@Codertocat' -qa x-max-length=nope`, 'gate: [consumed_rate]', '',
-    ].join('\n'));
+    writeFileSync(
+      join(ws, 'evil.yml'),
+      [
+        'id: evil.scenario',
+        `description: ${JSON.stringify(evil)}`,
+        `origin: { source: ${JSON.stringify(evil)}, command: ${JSON.stringify(evil)} }`,
+        `perf-test: -x 1 -y 1 -u '<script>alert(1)</script>@Codertocat' -qa x-max-length=nope`,
+        'gate: [consumed_rate]',
+        '',
+      ].join('\n'),
+    );
     const r = await runAction({
-      workspace: ws, apiUrl: gh.url,
+      workspace: ws,
+      apiUrl: gh.url,
       inputs: { ...quick, scenarios: 'evil.yml', comment: 'always', 'github-token': TOKEN, 'broker-label': `<script>alert(2)</script> @Codertocat ${evil}` },
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -191,7 +207,11 @@ describe('hostile text in scenario metadata, labels and broker messages', () => 
     expect(report.trials[0].invalidReason).toContain('<script>alert(1)</script>@Codertocat'); // the raw data is kept in JSON
     const comment = gh.state.comments(REPO, 2).find((c) => c.user.login === 'github-actions[bot]')!.body;
     const dir = join(ws, 'rabbitmq-perf-gate-report');
-    for (const [where, text] of [['job summary', r.summary], ['summary.md', readFileSync(join(dir, 'summary.md'), 'utf8')], ['comment', comment]]) {
+    for (const [where, text] of [
+      ['job summary', r.summary],
+      ['summary.md', readFileSync(join(dir, 'summary.md'), 'utf8')],
+      ['comment', comment],
+    ]) {
       expect(text, where).not.toMatch(/<script|<img|\]\(javascript|@(Codertocat|octo-org)\b/);
       expect(text, where).toContain('&lt;script&gt;');
     }
@@ -226,18 +246,20 @@ describe('disk full when writing results (a tiny tmpfs, mounted here as root)', 
     throw new Error('the tmpfs did not fill up');
   }
   /** Probed at once (mount, then unmount): hooks do not run when a -t filter skips this block. */
-  const canMount = process.getuid?.() === 0 && (() => {
-    const dir = mkdtempSync(join(tmpdir(), 'perf-gate-full-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
-      execFileSync('umount', [dir], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  })();
+  const canMount =
+    process.getuid?.() === 0 &&
+    (() => {
+      const dir = mkdtempSync(join(tmpdir(), 'perf-gate-full-'));
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
+        execFileSync('umount', [dir], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    })();
   afterAll(() => {
     for (const d of mounts) {
       try {

@@ -22,7 +22,9 @@ function commonEnd(r: FaultRun, invalidFrom: number, verdicts = ['inconclusive']
   expect(r.code, r.stdout + r.stderr).toBe(0); // inconclusive is not a failed step; the annotation says why
   const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
   expect(errors, r.stdout).toHaveLength(1);
-  expect(errors[0]).toMatch(/^::error title=rabbitmq-perf-gate::\d of 4 trials invalid \(first: one_fast on candidate, trial \d: .+\)\. Verdict (\w+); the results are in the report and the job summary\.$/);
+  expect(errors[0]).toMatch(
+    /^::error title=rabbitmq-perf-gate::\d of 4 trials invalid \(first: one_fast on candidate, trial \d: .+\)\. Verdict (\w+); the results are in the report and the job summary\.$/,
+  );
   expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
   expect(verdicts).toContain(r.outputs.verdict);
   const report = JSON.parse(readFileSync(r.outputs.report, 'utf8'));
@@ -48,7 +50,9 @@ describe('broker faults mid-trial (a container of its own)', () => {
 
   it('memory alarm (set_vm_memory_high_watermark 0.00001): publishers blocked, those trials invalid', async () => {
     const r = await runWithFault({
-      inputs, afterTrials: 1, delayMs: 500,
+      inputs,
+      afterTrials: 1,
+      delayMs: 500,
       inject: (c) => docker('exec', c, 'rabbitmqctl', 'set_vm_memory_high_watermark', '0.00001'),
     });
     const report = commonEnd(r, 1);
@@ -60,7 +64,9 @@ describe('broker faults mid-trial (a container of its own)', () => {
   it('connection closed by the broker (close_all_connections --global): that trial invalid, the run carries on', async () => {
     // rabbitmqctl itself takes seconds to start: fire at once after trial 1, into trial 2's window.
     const r = await runWithFault({
-      inputs: { ...inputs, duration: '4' }, afterTrials: 1, delayMs: 0,
+      inputs: { ...inputs, duration: '4' },
+      afterTrials: 1,
+      delayMs: 0,
       inject: (c) => docker('exec', c, 'rabbitmqctl', 'close_all_connections', '--global', 'perf-gate fault test'),
     });
     // Three valid trials may be enough to judge: the verdict comes from them (a stored baseline from
@@ -68,7 +74,10 @@ describe('broker faults mid-trial (a container of its own)', () => {
     const report = commonEnd(r, 1, ['pass', 'warn', 'inconclusive']);
     const hit = report.trials.findIndex((t: any) => !t.valid);
     expect(report.trials[hit].invalidReason).toMatch(/connection closed by the broker: .*CONNECTION_FORCED - perf-gate fault test/);
-    expect(report.trials.slice(hit + 1).every((t: any) => t.valid), JSON.stringify(report.trials.map((t: any) => t.invalidReason))).toBe(true);
+    expect(
+      report.trials.slice(hit + 1).every((t: any) => t.valid),
+      JSON.stringify(report.trials.map((t: any) => t.invalidReason)),
+    ).toBe(true);
     expect(hit).toBeLessThan(3);
   }, 150_000);
 });

@@ -36,7 +36,10 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     const limit = 45;
     const r = await runWithFault({
       inputs: { scenarios: 'smoke', repetitions: '30', duration: '2', warmup: '0.5', 'time-limit': '0.75' },
-      afterTrials: 2, delayMs: 1000, inject: (c) => docker('pause', c), timeoutMs: 170_000,
+      afterTrials: 2,
+      delayMs: 1000,
+      inject: (c) => docker('pause', c),
+      timeoutMs: 170_000,
     });
     runs.push(r);
     expect(r.injectError, r.stdout).toBeUndefined();
@@ -48,7 +51,9 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const errors = errorsOf(r);
     expect(errors, r.stdout).toHaveLength(1);
-    expect(errors[0]).toMatch(/^::error::Stopped early: the run's time limit of 45 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial [34]: .+\)\. Verdict inconclusive;/);
+    expect(errors[0]).toMatch(
+      /^::error::Stopped early: the run's time limit of 45 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial [34]: .+\)\. Verdict inconclusive;/,
+    );
     noStack(r);
     expect(r.outputs.verdict).toBe('inconclusive');
     expect(r.outputs.answer).toBe('undecided');
@@ -73,7 +78,9 @@ describe('a cancelled workflow: SIGTERM to the running dist/index.js', () => {
     const r = await runWithFault({
       apiUrl: gh.url,
       inputs: { scenarios: 'smoke', repetitions: '10', duration: '2', warmup: '0.5', comment: 'always', 'github-token': TOKEN },
-      afterTrials: 1, delayMs: 1000, inject: (_c, pid) => process.kill(pid, 'SIGTERM'),
+      afterTrials: 1,
+      delayMs: 1000,
+      inject: (_c, pid) => process.kill(pid, 'SIGTERM'),
     });
     runs.push(r);
     expect(r.injectError, r.stdout).toBeUndefined();
@@ -104,7 +111,9 @@ describe('a cancelled workflow: SIGTERM to the running dist/index.js', () => {
     const r = await runWithFault({
       workspace: ws,
       inputs: { target: '', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL, mode: 'refresh', scenarios: 'smoke', repetitions: '10', duration: '2', warmup: '0.5' },
-      afterTrials: 1, delayMs: 1000, inject: (_c, pid) => process.kill(pid, 'SIGTERM'),
+      afterTrials: 1,
+      delayMs: 1000,
+      inject: (_c, pid) => process.kill(pid, 'SIGTERM'),
     }).catch((e: Error) => e);
     expect(r).not.toBeInstanceOf(Error);
     const run = r as FaultRun;

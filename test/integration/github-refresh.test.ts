@@ -33,7 +33,14 @@ afterAll(async () => {
 });
 
 const refresh = (workspace: string, inputs: Record<string, string>) =>
-  runAction({ workspace, apiUrl: gh.url, eventName: 'schedule', event: scheduleEvent(), env: { GITHUB_REF: 'refs/heads/main' }, inputs: { ...fast, mode: 'refresh', 'github-token': TOKEN, ...inputs } });
+  runAction({
+    workspace,
+    apiUrl: gh.url,
+    eventName: 'schedule',
+    event: scheduleEvent(),
+    env: { GITHUB_REF: 'refs/heads/main' },
+    inputs: { ...fast, mode: 'refresh', 'github-token': TOKEN, ...inputs },
+  });
 
 describe('mode: refresh with refresh-commit', () => {
   const workspace = newWorkspace();
@@ -42,7 +49,10 @@ describe('mode: refresh with refresh-commit', () => {
    *  another having run first; the tests check these records. */
   const pullsNow = () => gh.state.pulls(REPO).map((p) => ({ number: p.number, headRef: p.headRef, baseRef: p.baseRef, title: p.issue.title, body: p.issue.body, state: p.issue.state }));
   const repoState = () => ({
-    local: existsSync(join(workspace, PATH)) ? readFileSync(join(workspace, PATH), 'utf8') : '', onBranch: gh.state.readFile(REPO, PATH, BRANCH), onMain: gh.state.readFile(REPO, PATH, 'main'), pulls: pullsNow(),
+    local: existsSync(join(workspace, PATH)) ? readFileSync(join(workspace, PATH), 'utf8') : '',
+    onBranch: gh.state.readFile(REPO, PATH, BRANCH),
+    onMain: gh.state.readFile(REPO, PATH, 'main'),
+    pulls: pullsNow(),
   });
   let first: { r: Awaited<ReturnType<typeof refresh>> } & ReturnType<typeof repoState>;
   let second: typeof first & { mainHead: string; parents: string[] | undefined; newer: string | undefined; nextRef: boolean; creates: number; updates: number };
@@ -54,9 +64,14 @@ describe('mode: refresh with refresh-commit', () => {
     const r2 = await refresh(workspace, { 'refresh-commit': 'pr' });
     const repo = gh.state.requireRepo(REPO);
     second = {
-      r: r2, ...repoState(), mainHead, parents: gh.state.resolve(repo, BRANCH)?.parents, newer: gh.state.readFile(REPO, 'src/newer.txt', BRANCH),
+      r: r2,
+      ...repoState(),
+      mainHead,
+      parents: gh.state.resolve(repo, BRANCH)?.parents,
+      newer: gh.state.readFile(REPO, 'src/newer.txt', BRANCH),
       nextRef: repo.refs.has(`heads/${BRANCH}-next`),
-      creates: gh.requests.filter((q) => q.operationId === 'pulls/create').length, updates: gh.requests.filter((q) => q.operationId === 'pulls/update').length,
+      creates: gh.requests.filter((q) => q.operationId === 'pulls/create').length,
+      updates: gh.requests.filter((q) => q.operationId === 'pulls/update').length,
     };
   });
 
@@ -73,7 +88,7 @@ describe('mode: refresh with refresh-commit', () => {
     expect(JSON.parse(local).history).toHaveLength(1);
   });
 
-  it('pr again after main moved on: the branch is rebuilt on main\'s head, the same pull request is updated', () => {
+  it("pr again after main moved on: the branch is rebuilt on main's head, the same pull request is updated", () => {
     const { r, local, onBranch, pulls } = second;
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(local).history).toHaveLength(2);
@@ -103,7 +118,9 @@ describe('mode: refresh with refresh-commit', () => {
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const errors = r.stdout.split('\n').filter((l) => l.startsWith('::error'));
     expect(errors, r.stdout + r.stderr).toHaveLength(1);
-    expect(errors[0]).toMatch(/could not rebuild rabbitmq-perf-gate\/baseline-refresh-nightly-gate from main: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write` \(and `contents: write` for a baseline refresh\)/);
+    expect(errors[0]).toMatch(
+      /could not rebuild rabbitmq-perf-gate\/baseline-refresh-nightly-gate from main: GitHub answered 403 \(Resource not accessible by integration\).*Fix: give the job `permissions: pull-requests: write` \(and `contents: write` for a baseline refresh\)/,
+    );
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+\(.*:\d+:\d+\)/);
   });
 });

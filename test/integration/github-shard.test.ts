@@ -14,8 +14,15 @@ import { parseShard, shardBins, shardScenarios, expectedSeconds } from '../../sr
 import { holm } from '../../src/compare/holm';
 
 describe('shard planner', () => {
-  const scenarios = [['a', 1, 8], ['b', 2, 20], ['c', 0.5, 4], ['d', 1, 8], ['e', 2, 30], ['f', 1, 2], ['g', 0, 10]]
-    .map(([id, warmup, duration]) => spec(id as string, {}, { warmup: warmup as number, duration: duration as number }));
+  const scenarios = [
+    ['a', 1, 8],
+    ['b', 2, 20],
+    ['c', 0.5, 4],
+    ['d', 1, 8],
+    ['e', 2, 30],
+    ['f', 1, 2],
+    ['g', 0, 10],
+  ].map(([id, warmup, duration]) => spec(id as string, {}, { warmup: warmup as number, duration: duration as number }));
 
   it('parses i/n and refuses anything else with a fix', () => {
     expect(parseShard('2/3')).toEqual({ index: 2, count: 3 });
@@ -29,7 +36,12 @@ describe('shard planner', () => {
     for (const n of [1, 2, 3, 4, 7, 9]) {
       const bins = shardBins(scenarios, n, 5);
       expect(bins).toHaveLength(n);
-      expect(bins.flat().map((s) => s.id).sort()).toEqual(scenarios.map((s) => s.id).sort());
+      expect(
+        bins
+          .flat()
+          .map((s) => s.id)
+          .sort(),
+      ).toEqual(scenarios.map((s) => s.id).sort());
       expect(shardBins([...scenarios].reverse(), n, 5).map((b) => b.map((s) => s.id).sort())).toEqual(bins.map((b) => b.map((s) => s.id).sort()));
       const loads = bins.map((b) => b.reduce((t, s) => t + expectedSeconds(s, 5), 0));
       const biggest = Math.max(...scenarios.map((s) => expectedSeconds(s, 5)));

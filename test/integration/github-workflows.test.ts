@@ -13,20 +13,32 @@ import { ROOT } from '../support/action-runner';
 
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8'));
 const inputs = new Set(Object.keys(action.inputs));
-const files = ['docs/workflows', '.github/workflows'].flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith('.yml')).map((f) => `${d}/${f}`));
+const files = ['docs/workflows', '.github/workflows'].flatMap((d) =>
+  readdirSync(join(ROOT, d))
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => `${d}/${f}`),
+);
 const load = (f: string) => parse(readFileSync(join(ROOT, f), 'utf8'));
 const steps = (wf: any) => Object.values(wf.jobs as Record<string, any>).flatMap((j) => j.steps ?? []);
 const ours = (s: any) => s.uses === './' || /^rabbitmq-perf-gate\/rabbitmq-perf-gate@/.test(s.uses ?? '');
 
 describe('shipped workflows', () => {
   it('exist: every example and the repository’s own ci, perf and perf-comment', () => {
-    expect(files).toEqual(expect.arrayContaining([
-      'docs/workflows/perf.yml', 'docs/workflows/perf-target.yml', 'docs/workflows/perf-comment.yml',
-      'docs/workflows/perf-dispatch.yml', 'docs/workflows/perf-refresh.yml', 'docs/workflows/perf-sharded.yml',
-      'docs/workflows/perf-stored.yml',
-      '.github/workflows/ci.yml', '.github/workflows/perf.yml', '.github/workflows/perf-comment.yml',
-      '.github/workflows/release.yml',
-    ]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'docs/workflows/perf.yml',
+        'docs/workflows/perf-target.yml',
+        'docs/workflows/perf-comment.yml',
+        'docs/workflows/perf-dispatch.yml',
+        'docs/workflows/perf-refresh.yml',
+        'docs/workflows/perf-sharded.yml',
+        'docs/workflows/perf-stored.yml',
+        '.github/workflows/ci.yml',
+        '.github/workflows/perf.yml',
+        '.github/workflows/perf-comment.yml',
+        '.github/workflows/release.yml',
+      ]),
+    );
   });
 
   for (const f of files) {
@@ -47,7 +59,9 @@ describe('shipped workflows', () => {
       const download = steps(comment).find((s: any) => /download-artifact/.test(s.uses));
       // Every pull-request workflow of the folder that uploads what the comment step downloads
       // (the alternatives a user picks one of) is one it listens to.
-      const prs = files.filter((f) => f.startsWith(`${dir}/`)).map(load)
+      const prs = files
+        .filter((f) => f.startsWith(`${dir}/`))
+        .map(load)
         .filter((wf) => wf.on?.pull_request !== undefined && steps(wf).some((s: any) => /upload-artifact/.test(s.uses) && s.with?.name === download.with.name));
       expect(prs.length).toBeGreaterThan(0);
       for (const pr of prs) expect(comment.on.workflow_run.workflows).toContain(pr.name);
@@ -99,7 +113,7 @@ describe('shipped workflows', () => {
     }
   });
 
-  it('.github/dependabot.yml: weekly updates of the npm packages and of the workflows\' actions', () => {
+  it(".github/dependabot.yml: weekly updates of the npm packages and of the workflows' actions", () => {
     const d = parse(readFileSync(join(ROOT, '.github/dependabot.yml'), 'utf8'));
     expect(d.version).toBe(2);
     const by = Object.fromEntries(d.updates.map((u: any) => [u['package-ecosystem'], u]));
@@ -120,7 +134,10 @@ describe('shipped workflows', () => {
     expect(wf.on.workflow_dispatch.inputs.version.required).toBe(true);
     expect(wf.jobs.release.if).toBe('github.ref_name == github.event.repository.default_branch');
     expect(wf.jobs.release.permissions).toEqual({ contents: 'write' });
-    const runs = wf.jobs.release.steps.filter((s: any) => s.run).map((s: any) => s.run).join('\n');
+    const runs = wf.jobs.release.steps
+      .filter((s: any) => s.run)
+      .map((s: any) => s.run)
+      .join('\n');
     expect(runs).toContain('node scripts/release.mjs "$VERSION" --notes-file "$RUNNER_TEMP/notes.md"');
     expect(runs).toMatch(/gh release create "v\$\{VERSION#v\}" --verify-tag .*--notes-file "\$RUNNER_TEMP\/notes\.md"/);
     expect(wf.jobs.release.steps.find((s: any) => /checkout/.test(s.uses)).with['fetch-depth']).toBe(0);

@@ -38,7 +38,8 @@ function cli(args: string[], cwd = tmp, script = join(ROOT, 'dist/cli.js')) {
 function abReport(real: RunReport): RunReport {
   const mine = real.trials.filter((t) => t.target === real.candidate && t.valid);
   const jitter = (t: TrialResult, f: number): TrialResult => ({
-    ...t, metrics: Object.fromEntries(Object.entries(t.metrics).map(([k, v]) => [k, v * f])),
+    ...t,
+    metrics: Object.fromEntries(Object.entries(t.metrics).map(([k, v]) => [k, v * f])),
     series: t.series.map((p) => ({ ...p, published: p.published * f, confirmed: p.confirmed * f, consumed: p.consumed * f })),
   });
   const cand = [...mine, jitter(mine[0], 0.97), jitter(mine[1], 1.03)].map((t, i) => ({ ...t, trial: i }));
@@ -50,25 +51,43 @@ function abReport(real: RunReport): RunReport {
   };
   // The reference: the candidate's median per metric, 25 % faster and 30 % lower latency, ±2 % spread.
   const med = (k: string) => [...cand.map((t) => t.metrics[k])].sort((x, y) => x - y)[2];
-  const ref = cand.map((t, i): TrialResult => ({
-    ...t, target: 'baseline',
-    metrics: Object.fromEntries(Object.keys(t.metrics).map((k) => [k, med(k) * (metricDef(k).kind === 'latency' ? 0.7 : 1.25) * (1 + (i - 2) / 100)])),
-    series: t.series.map((p) => ({ ...p, published: p.published * 1.25, confirmed: p.confirmed * 1.25, consumed: p.consumed * 1.25 })),
-    histograms: Object.fromEntries(Object.entries(t.histograms).map(([k, v]) => [k, scaleHist(v, 0.7)])),
-  }));
+  const ref = cand.map(
+    (t, i): TrialResult => ({
+      ...t,
+      target: 'baseline',
+      metrics: Object.fromEntries(Object.keys(t.metrics).map((k) => [k, med(k) * (metricDef(k).kind === 'latency' ? 0.7 : 1.25) * (1 + (i - 2) / 100)])),
+      series: t.series.map((p) => ({ ...p, published: p.published * 1.25, confirmed: p.confirmed * 1.25, consumed: p.consumed * 1.25 })),
+      histograms: Object.fromEntries(Object.entries(t.histograms).map(([k, v]) => [k, scaleHist(v, 0.7)])),
+    }),
+  );
   const trials = cand.flatMap((t, i) => [t, ref[i]]).map((t, order) => ({ ...t, order }));
   const base = real.targets[0];
   const targets = [base, { ...base, id: 'baseline', label: 'rabbitmq 3.10.8 (reference)' }];
   const comparisons = compareSamples({
-    scenarios: real.scenarios, against: 'baseline',
+    scenarios: real.scenarios,
+    against: 'baseline',
     candidate: { label: base.label, values: trialValues({ trials }, real.candidate) },
     reference: { label: targets[1].label, values: trialValues({ trials }, 'baseline') },
   });
-  return { ...real, targets, trials, comparisons, repetitions: 5, verdict: overallVerdict(comparisons), ...countChanges(comparisons),
-    decidedBy: `same-run A/B against ${targets[1].label}: both targets ran interleaved on this runner` };
+  return {
+    ...real,
+    targets,
+    trials,
+    comparisons,
+    repetitions: 5,
+    verdict: overallVerdict(comparisons),
+    ...countChanges(comparisons),
+    decidedBy: `same-run A/B against ${targets[1].label}: both targets ran interleaved on this runner`,
+  };
 }
 
-interface ChartCheck { id: string; rendered: string | null; width: number; coloured: number; dataUrl: number }
+interface ChartCheck {
+  id: string;
+  rendered: string | null;
+  width: number;
+  coloured: number;
+  dataUrl: number;
+}
 
 let context: BrowserContext;
 let single: RunReport;
@@ -84,7 +103,9 @@ beforeAll(async () => {
   writeFileSync(join(tmp, 'ab.json'), JSON.stringify(abReport(single)));
   made = cli(['report', join(tmp, 'ab.json'), '--html', join(tmp, 'ab.html')]);
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmp, 'chromium-profile-')), {
-    executablePath: CHROMIUM, viewport: { width: 1280, height: 900 }, offline: true,
+    executablePath: CHROMIUM,
+    viewport: { width: 1280, height: 900 },
+    offline: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 });
@@ -111,7 +132,9 @@ async function open(file: string, screenshot: string) {
   const url = pathToFileURL(file).href;
   const problems: string[] = [];
   const blocked: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   await page.route('**', (r) => {
     if (r.request().url() === url) return r.continue();
@@ -119,7 +142,7 @@ async function open(file: string, screenshot: string) {
     return r.abort();
   });
   await page.goto(url, { waitUntil: 'load' });
-  const charts = await page.evaluate(INSPECT) as ChartCheck[];
+  const charts = (await page.evaluate(INSPECT)) as ChartCheck[];
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
   const text = await page.textContent('body');
@@ -169,13 +192,20 @@ describe('HTML report in headless Chromium, no network', () => {
     expect(r.text).toContain('(same run)');
   });
 
-  it('a nightly run: the history series with its step, next to the run\'s own charts', async () => {
+  it("a nightly run: the history series with its step, next to the run's own charts", async () => {
     const day = (k: number) => new Date(Date.UTC(2026, 0, 1 + k)).toISOString();
     const h: NightlyHistory = {
-      schemaVersion: 1, kind: 'rabbitmq-perf-gate/nightly-history', steps: [],
+      schemaVersion: 1,
+      kind: 'rabbitmq-perf-gate/nightly-history',
+      steps: [],
       entries: Array.from({ length: 40 }, (_, k) => {
         const ratio = (k < 30 ? 1 : 0.9) * (1 + 0.01 * Math.sin(k * 2.3));
-        return { createdAt: day(k), medians: {}, reference: { image: 'ref', imageId: 'sha256:r', label: 'ref' }, ratios: { one_fast: { consumed_rate: { ratio, ciLow: ratio * 0.98, ciHigh: ratio * 1.02, pairs: 24 } } } };
+        return {
+          createdAt: day(k),
+          medians: {},
+          reference: { image: 'ref', imageId: 'sha256:r', label: 'ref' },
+          ratios: { one_fast: { consumed_rate: { ratio, ciLow: ratio * 0.98, ciHigh: ratio * 1.02, pairs: 24 } } },
+        };
       }),
     };
     const d = detectSteps(h, day(39));
@@ -193,8 +223,17 @@ describe('HTML report in headless Chromium, no network', () => {
 
   it('a bisect: its probes charted, the culprit marked, every step in the table', async () => {
     const state = newState({ images: Array.from({ length: 8 }, (_, i) => ({ image: `my/rabbitmq:t${i + 1}`, commit: `${i}${'a'.repeat(39)}`, subject: `commit ${i + 1}` })), scenarios: 'one_fast' });
-    const step = (index: number, outcome: 'good' | 'bad' | 'skipped', ratio?: number) => ({ index, image: state.images[index].image, attempt: 1, outcome, seconds: 80, startedAt: day0,
-      ...(ratio ? { verdict: outcome === 'good' ? 'pass' as const : 'fail' as const, ratio, ciLow: ratio - 0.05, ciHigh: ratio + 0.05, metric: 'consumed_rate', scenario: 'one_fast', pairs: 8 } : { note: 'could not be pulled or started' }) });
+    const step = (index: number, outcome: 'good' | 'bad' | 'skipped', ratio?: number) => ({
+      index,
+      image: state.images[index].image,
+      attempt: 1,
+      outcome,
+      seconds: 80,
+      startedAt: day0,
+      ...(ratio
+        ? { verdict: outcome === 'good' ? ('pass' as const) : ('fail' as const), ratio, ciLow: ratio - 0.05, ciHigh: ratio + 0.05, metric: 'consumed_rate', scenario: 'one_fast', pairs: 8 }
+        : { note: 'could not be pulled or started' }),
+    });
     const day0 = new Date().toISOString();
     state.steps = [step(3, 'good', 1.02), step(5, 'skipped'), step(4, 'bad', 0.6)];
     const report: BisectReport = { kind: 'rabbitmq-perf-gate/bisect', tool: { name: 'rabbitmq-perf-gate', version: 'test' }, createdAt: day0, state, status: bisectStatus(state) };

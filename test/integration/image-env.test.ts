@@ -30,7 +30,10 @@ const containersOf = (runId: string) => docker('ps', '-a', '-q', '--filter', `la
 
 function cli(args: string[], out: string) {
   const r = spawnSync(process.execPath, [CLI, 'run', ...SHORT, '--out', join(tmp, out), ...args], {
-    cwd: tmp, encoding: 'utf8', timeout: 400_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, RABBITMQ_PERF_GATE_RUN_ID: RUN_ID },
+    cwd: tmp,
+    encoding: 'utf8',
+    timeout: 400_000,
+    env: { PATH: process.env.PATH ?? '', HOME: tmp, RABBITMQ_PERF_GATE_RUN_ID: RUN_ID },
   });
   // Read as mode: comment and merge read a report they did not write: checked against its shape.
   const report: RunReport = readReport(join(tmp, out, 'report.json'));
@@ -70,10 +73,12 @@ describe("an image's own Erlang flags (ENV) stay in effect", () => {
     expect(plain.effective?.vm?.flags['+S']).toBeUndefined();
     // Where the value came from: the image's ENV, then the gate's cookie.
     const server = s21.declared?.env.find((e) => e.name === 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS');
-    expect(server?.parts).toEqual([{ value: '+S 2:1', from: 'image', where: 'ENV' }, { value: '-setcookie ***', from: 'gate' }]);
+    expect(server?.parts).toEqual([
+      { value: '+S 2:1', from: 'image', where: 'ENV' },
+      { value: '-setcookie ***', from: 'gate' },
+    ]);
     expect(stderr).toContain('s21: RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = +S 2:1 (image ENV) -setcookie *** (the gate)');
-    expect(report.effectDiff).toEqual(expect.arrayContaining([
-      `Erlang VM schedulers online: s21 1 of 2 · ${PLAIN} ${online}`, `emulator flag +S: s21 2:1 · ${PLAIN} (unset)`]));
+    expect(report.effectDiff).toEqual(expect.arrayContaining([`Erlang VM schedulers online: s21 1 of 2 · ${PLAIN} ${online}`, `emulator flag +S: s21 2:1 · ${PLAIN} (unset)`]));
     expect(report.effectNote).toMatch(/^s21 and rabbitmq-perf-gate\/rabbitmq:3\.10\.8 differ in effect/);
     expect(summary).toContain('emulator flag +S: s21 2:1 · rabbitmq-perf-gate/rabbitmq:3.10.8 (unset)');
     expect(summary).toContain('started with: RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = +S 2:1 (image ENV) -setcookie *** (the gate)');
@@ -84,24 +89,33 @@ describe("an image's own Erlang flags (ENV) stay in effect", () => {
 
   it("a target file's value for the same variable wins, and the report says so; a declaration not in effect is a warning", () => {
     writeFileSync(join(tmp, 'enabled_plugins'), '[rabbitmq_shovel,rabbitmq_no_such_plugin].\n');
-    writeFileSync(join(tmp, 'target.yml'), [
-      'label: own-flags',
-      `image: ${IMAGE}`,
-      'config:',
-      '  - enabled_plugins',
-      'env:',
-      '  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 1:1 +sbwt short"',
-      '  RABBITMQ_SERVER_START_ARGS: "+sbwt very_short"', // comes later on the command line: overrides +sbwt short
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(tmp, 'target.yml'),
+      [
+        'label: own-flags',
+        `image: ${IMAGE}`,
+        'config:',
+        '  - enabled_plugins',
+        'env:',
+        '  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 1:1 +sbwt short"',
+        '  RABBITMQ_SERVER_START_ARGS: "+sbwt very_short"', // comes later on the command line: overrides +sbwt short
+        '',
+      ].join('\n'),
+    );
     const { code, stderr, report, summary } = cli(['--target', 'target.yml', '--repetitions', '1'], 'target');
     expect(code, stderr).not.toBe(2);
     const [t] = report.targets;
     expect(t.effective?.vm?.info['schedulers online']).toBe('1 of 1');
     expect(t.effective?.vm?.flags).toMatchObject({ '+S': '1:1', '+sbwt': 'very_short' });
     const server = t.declared?.env.find((e) => e.name === 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS');
-    expect(server).toEqual({ name: 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS', parts: [{ value: '+S 1:1 +sbwt short', from: 'target' }, { value: '-setcookie ***', from: 'gate' }],
-      replaced: [{ value: '+S 2:1', from: 'image', where: 'ENV' }] });
+    expect(server).toEqual({
+      name: 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS',
+      parts: [
+        { value: '+S 1:1 +sbwt short', from: 'target' },
+        { value: '-setcookie ***', from: 'gate' },
+      ],
+      replaced: [{ value: '+S 2:1', from: 'image', where: 'ENV' }],
+    });
     const line = 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = +S 1:1 +sbwt short (target file) -setcookie *** (the gate); replaces +S 2:1 (image ENV)';
     expect(stderr).toContain(`own-flags: ${line}`);
     expect(summary).toContain(`started with: ${line}`);
@@ -117,8 +131,10 @@ describe("an image's own Erlang flags (ENV) stay in effect", () => {
   }, 420_000);
 
   it("a 3-node cluster from the image joins: every node runs the image's +S 2:1 and answers rabbitmqctl with the gate's cookie", async () => {
-    const h = await startDocker({ id: 'cluster', label: 'cluster', kind: 'docker', image: IMAGE, configFiles: [], nodes: 3, env: {}, setup: [], network: 'host' },
-      { runId: RUN_ID, readyTimeoutMs: 180_000 });
+    const h = await startDocker(
+      { id: 'cluster', label: 'cluster', kind: 'docker', image: IMAGE, configFiles: [], nodes: 3, env: {}, setup: [], network: 'host' },
+      { runId: RUN_ID, readyTimeoutMs: 180_000 },
+    );
     try {
       expect(h.info.nodes).toHaveLength(3); // startDocker checked cluster_status: 3 of 3 running
       for (const name of h.containers) {

@@ -56,11 +56,19 @@ function cli(role: string, args: string[]): Cli {
   children.push(p);
   let out = '';
   let err = '';
-  p.stdout!.on('data', (d: Buffer) => { out += d; });
-  p.stderr!.on('data', (d: Buffer) => { err += d; });
+  p.stdout!.on('data', (d: Buffer) => {
+    out += d;
+  });
+  p.stderr!.on('data', (d: Buffer) => {
+    err += d;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) => p.on('close', (code, signal) => r({ code, signal, at: Date.now() })));
   return {
-    p, runId, stdout: () => out, stderr: () => err, exited,
+    p,
+    runId,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
     async waitFor(re, ms = 120_000) {
       for (const end = Date.now() + ms; !re.test(err); await new Promise((r) => setTimeout(r, 100))) {
         if (Date.now() > end || p.exitCode !== null) throw new Error(`waited for ${re} in vain:\n${err}`);
@@ -84,8 +92,24 @@ describe('SIGINT mid-trial, then --resume', () => {
   let partialText: string;
 
   it('SIGINT during trial 4 of an A/B: containers removed, the trials that ran written, "interrupted after 4 of 8", exit 130', async () => {
-    const c = cli('ab', ['run', '--image', IMAGE, '--baseline-image', IMAGE, '--scenarios', 'smoke', '--repetitions', '4', ...short2, '--seed', '11',
-      '--baseline-file', join(tmp, 'none.json'), '--out', dir]);
+    const c = cli('ab', [
+      'run',
+      '--image',
+      IMAGE,
+      '--baseline-image',
+      IMAGE,
+      '--scenarios',
+      'smoke',
+      '--repetitions',
+      '4',
+      ...short2,
+      '--seed',
+      '11',
+      '--baseline-file',
+      join(tmp, 'none.json'),
+      '--out',
+      dir,
+    ]);
     await c.waitFor(/\[3\/8\]/);
     await new Promise((r) => setTimeout(r, 1500)); // inside trial 4's window
     const sent = Date.now();
@@ -119,7 +143,11 @@ describe('SIGINT mid-trial, then --resume', () => {
     const end = await c.exited;
     expect(end.code, c.stderr()).toBe(2);
     oneLineError(c.stderr());
-    expect(c.stderr().trim().split('\n').at(-1)).toMatch(new RegExp(`^error: .*report\\.json: --resume: these are not the brokers the interrupted run measured: .*image ${IMAGE.replace(/[/.]/g, '\\$&')} \\(\\w{12}\\) then, ${OTHER_IMAGE.replace(/[/.]/g, '\\$&')} \\(\\w{12}\\) now.*RabbitMQ 3\\.10\\.8 then, 4\\.0\\.5 now.*Fix: `));
+    expect(c.stderr().trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^error: .*report\\.json: --resume: these are not the brokers the interrupted run measured: .*image ${IMAGE.replace(/[/.]/g, '\\$&')} \\(\\w{12}\\) then, ${OTHER_IMAGE.replace(/[/.]/g, '\\$&')} \\(\\w{12}\\) now.*RabbitMQ 3\\.10\\.8 then, 4\\.0\\.5 now.*Fix: `,
+      ),
+    );
     expect(readFileSync(join(dir, 'report.json'), 'utf8')).toBe(partialText);
     expect(containersOf(c.runId)).toEqual([]);
     // Options that would change the plan are refused before anything starts.
@@ -173,23 +201,30 @@ describe('SIGTERM mid-trial of a refresh', () => {
 });
 
 describe('a signal while the brokers boot', () => {
-  it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s: containers removed at once, a report with 0 trials, exit %i', async (signal, code) => {
-    const dir = join(tmp, `boot-${signal}`);
-    const c = cli(`boot${code}`, ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '3', ...short2, '--baseline-file', join(tmp, 'none.json'), '--out', dir]);
-    for (const end = Date.now() + 60_000; containersOf(c.runId).length === 0; await new Promise((r) => setTimeout(r, 100))) {
-      if (Date.now() > end) throw new Error(`no container came up:\n${c.stderr()}`);
-    }
-    const sent = Date.now();
-    c.p.kill(signal);
-    const end = await c.exited;
-    expect(end.code, c.stderr()).toBe(code);
-    expect(end.at - sent).toBeLessThan(30_000);
-    expect(containersOf(c.runId)).toEqual([]);
-    const r = readReport(dir);
-    expect(r.trials).toEqual([]);
-    expect(stopOf(r)).toEqual(['Stopped early: the run was interrupted after 0 of 3 planned trials; 3 did not start.']);
-    expect(c.stderr()).not.toMatch(/^error: /m);
-  }, 120_000);
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s: containers removed at once, a report with 0 trials, exit %i',
+    async (signal, code) => {
+      const dir = join(tmp, `boot-${signal}`);
+      const c = cli(`boot${code}`, ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '3', ...short2, '--baseline-file', join(tmp, 'none.json'), '--out', dir]);
+      for (const end = Date.now() + 60_000; containersOf(c.runId).length === 0; await new Promise((r) => setTimeout(r, 100))) {
+        if (Date.now() > end) throw new Error(`no container came up:\n${c.stderr()}`);
+      }
+      const sent = Date.now();
+      c.p.kill(signal);
+      const end = await c.exited;
+      expect(end.code, c.stderr()).toBe(code);
+      expect(end.at - sent).toBeLessThan(30_000);
+      expect(containersOf(c.runId)).toEqual([]);
+      const r = readReport(dir);
+      expect(r.trials).toEqual([]);
+      expect(stopOf(r)).toEqual(['Stopped early: the run was interrupted after 0 of 3 planned trials; 3 did not start.']);
+      expect(c.stderr()).not.toMatch(/^error: /m);
+    },
+    120_000,
+  );
 });
 
 describe('no orphans', () => {
@@ -235,11 +270,32 @@ describe('no orphans', () => {
     expect(swept.live.map((x: { name: string }) => x.name)).toContain(live[0]);
     expect(swept.removed.map((x: { name: string }) => x.name)).not.toContain(live[0]);
     const mDir = join(tmp, 'beside');
-    const m = cli('beside', ['run', '--broker-url', AMQP_URL, '--management-url', MANAGEMENT_URL, '--scenarios', 'smoke', '--repetitions', '2', '--duration', '2', '--warmup', '0.5',
-      '--baseline-file', join(tmp, 'none.json'), '--out', mDir]);
+    const m = cli('beside', [
+      'run',
+      '--broker-url',
+      AMQP_URL,
+      '--management-url',
+      MANAGEMENT_URL,
+      '--scenarios',
+      'smoke',
+      '--repetitions',
+      '2',
+      '--duration',
+      '2',
+      '--warmup',
+      '0.5',
+      '--baseline-file',
+      join(tmp, 'none.json'),
+      '--out',
+      mDir,
+    ]);
     const mEnd = await m.exited;
     expect(mEnd.code, m.stderr()).toBe(0);
-    expect(m.stderr()).toMatch(new RegExp(`of other runs still going are running on this machine and take CPU and memory from this run's measurements \\(left alone\\): [^\\n]*${live[0]} \\(run ${l.runId}, pid ${l.p.pid}, running\\)`));
+    expect(m.stderr()).toMatch(
+      new RegExp(
+        `of other runs still going are running on this machine and take CPU and memory from this run's measurements \\(left alone\\): [^\\n]*${live[0]} \\(run ${l.runId}, pid ${l.p.pid}, running\\)`,
+      ),
+    );
     expect(namesOf(l.runId)).toEqual(live);
     const mr = readReport(mDir);
     expect(mr.machine?.otherRuns?.some((x) => x.startsWith(`${live[0]} `))).toBe(true);
@@ -253,7 +309,10 @@ describe('no orphans', () => {
     expect(lEnd.code, l.stderr()).toBe(0);
     const lr = readReport(join(tmp, 'live'));
     expect(lr.trials).toHaveLength(8);
-    expect(lr.trials.every((t) => t.valid), JSON.stringify(lr.trials.map((t) => t.invalidReason))).toBe(true);
+    expect(
+      lr.trials.every((t) => t.valid),
+      JSON.stringify(lr.trials.map((t) => t.invalidReason)),
+    ).toBe(true);
     expect(containersOf(l.runId)).toEqual([]);
 
     // The killed run goes on from what it saved.

@@ -26,14 +26,18 @@ const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-khepri-'));
 
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: tmp, encoding: 'utf8', timeout: 420_000, env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
+    cwd: tmp,
+    encoding: 'utf8',
+    timeout: 420_000,
+    env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function containersOf(runId: string): string[] {
   return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
-    .split('\n').filter(Boolean);
+    .split('\n')
+    .filter(Boolean);
 }
 
 let run: ReturnType<typeof cli>;
@@ -46,8 +50,9 @@ beforeAll(() => {
   writeFileSync(join(tmp, 'mnesia.yml'), `label: mnesia\nimage: ${IMAGE}\n`);
   writeFileSync(join(tmp, 'khepri.yml'), `label: khepri\nimage: ${IMAGE}\nsetup:\n  - rabbitmqctl enable_feature_flag --opt-in khepri_db\n`);
   const smaller = scenarioCopies(join(tmp, 'scenarios'), Object.fromEntries(SCENARIOS.map((id) => [id, { scale: scenarioNumber(id, 'scale') / 10 }])));
-  run = cli(['run', '--scenarios', smaller, '--target', 'khepri.yml', '--baseline-target', 'mnesia.yml',
-    '--repetitions', '3', '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'out')], { RABBITMQ_PERF_GATE_RUN_ID: RUN_ID });
+  run = cli(['run', '--scenarios', smaller, '--target', 'khepri.yml', '--baseline-target', 'mnesia.yml', '--repetitions', '3', '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'out')], {
+    RABBITMQ_PERF_GATE_RUN_ID: RUN_ID,
+  });
   report = JSON.parse(readFileSync(join(tmp, 'out/report.json'), 'utf8'));
   summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
 }, 450_000);
@@ -118,7 +123,10 @@ describe('Mnesia vs Khepri on 4.0.5 with the metadata import scenarios (CLI, tar
   });
 
   it('a missing target file: exit 2, one error line naming the file and the option, nothing started', () => {
-    for (const [option, other] of [['--target', '--baseline-target'], ['--baseline-target', '--target']]) {
+    for (const [option, other] of [
+      ['--target', '--baseline-target'],
+      ['--baseline-target', '--target'],
+    ]) {
       const runId = `${RUN_ID}-missing`;
       const r = cli(['run', '--scenarios', 'import_classic_queues', option, 'no-such-target.yml', other, 'mnesia.yml'], { RABBITMQ_PERF_GATE_RUN_ID: runId });
       expect(r.code).toBe(2);

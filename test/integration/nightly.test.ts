@@ -39,11 +39,26 @@ afterAll(async () => {
 });
 
 const action = (workspace: string, inputs: Record<string, string>) =>
-  runAction({ workspace, apiUrl: gh.url, eventName: 'schedule', event: scheduleEvent(), env: { GITHUB_REF: 'refs/heads/main' }, timeoutMs: 400_000, inputs: { ...fast, 'github-token': TOKEN, ...inputs } });
+  runAction({
+    workspace,
+    apiUrl: gh.url,
+    eventName: 'schedule',
+    event: scheduleEvent(),
+    env: { GITHUB_REF: 'refs/heads/main' },
+    timeoutMs: 400_000,
+    inputs: { ...fast, 'github-token': TOKEN, ...inputs },
+  });
 
-const night = (workspace: string, image: string, revision: string) => action(workspace, {
-  mode: 'nightly', 'broker-image': image, sequential: 'false', repetitions: '6', 'refresh-commit': 'pr', revision, 'bisect-template': 'my/rabbitmq:sha-{sha}',
-});
+const night = (workspace: string, image: string, revision: string) =>
+  action(workspace, {
+    mode: 'nightly',
+    'broker-image': image,
+    sequential: 'false',
+    repetitions: '6',
+    'refresh-commit': 'pr',
+    revision,
+    'bisect-template': 'my/rabbitmq:sha-{sha}',
+  });
 
 /** A fresh checkout of main with the baseline only: each night must find the earlier nights on the history branch. */
 function checkout(baseline: string): string {
@@ -103,10 +118,15 @@ describe('mode: nightly', () => {
     const day = (k: number) => new Date(Date.UTC(2026, 0, 1 + k)).toISOString();
     const wave = (k: number) => 1 + 0.02 * Math.sin(k * 1.7);
     const seeded: NightlyHistory = {
-      ...h, steps: [],
+      ...h,
+      steps: [],
       entries: Array.from({ length: 32 }, (_, k) => ({
-        createdAt: day(k), medians: { one_fast: { consumed_rate: 20_000 } }, gate: { one_fast: ['consumed_rate'] }, image: k < 30 ? BASE_IMAGE : regressed.images[0],
-        revision: `${String(k).padStart(2, '0')}${'b'.repeat(38)}`, reference: ref,
+        createdAt: day(k),
+        medians: { one_fast: { consumed_rate: 20_000 } },
+        gate: { one_fast: ['consumed_rate'] },
+        image: k < 30 ? BASE_IMAGE : regressed.images[0],
+        revision: `${String(k).padStart(2, '0')}${'b'.repeat(38)}`,
+        reference: ref,
         ratios: { one_fast: { consumed_rate: { ratio: (k < 30 ? 1 : 0.4) * wave(k), ciLow: null, ciHigh: null, pairs: 6 } } },
       })),
     };
@@ -114,8 +134,24 @@ describe('mode: nightly', () => {
     writeFileSync(join(ws, HISTORY), JSON.stringify(seeded));
     // A gate of its own name has its own history branch (none yet), so the workspace's file is read.
     const r = await runAction({
-      workspace: ws, apiUrl: gh.url, eventName: 'schedule', event: scheduleEvent(), env: { GITHUB_REF: 'refs/heads/main' }, timeoutMs: 400_000,
-      inputs: { ...fast, 'github-token': TOKEN, mode: 'nightly', name: 'step', 'broker-image': regressed.images[0], sequential: 'false', repetitions: '6', 'refresh-commit': 'pr', revision: `32${'c'.repeat(38)}`, 'bisect-template': 'my/rabbitmq:sha-{sha}' },
+      workspace: ws,
+      apiUrl: gh.url,
+      eventName: 'schedule',
+      event: scheduleEvent(),
+      env: { GITHUB_REF: 'refs/heads/main' },
+      timeoutMs: 400_000,
+      inputs: {
+        ...fast,
+        'github-token': TOKEN,
+        mode: 'nightly',
+        name: 'step',
+        'broker-image': regressed.images[0],
+        sequential: 'false',
+        repetitions: '6',
+        'refresh-commit': 'pr',
+        revision: `32${'c'.repeat(38)}`,
+        'bisect-template': 'my/rabbitmq:sha-{sha}',
+      },
     });
     expect(r.code, r.stdout.slice(-3000)).toBe(1);
     expect(r.outputs['new-steps']).toBe('1');

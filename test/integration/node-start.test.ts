@@ -38,8 +38,7 @@ beforeAll(async () => {
   } catch {
     execFileSync(join(ROOT, 'scripts/build-images.sh'), ['3.10.8'], { stdio: 'inherit', timeout: 900_000 });
   }
-  handle = await startDocker({ id: 'node', label: 'node 3.10.8', kind: 'docker', image: IMAGE, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' },
-    { runId: RUN });
+  handle = await startDocker({ id: 'node', label: 'node 3.10.8', kind: 'docker', image: IMAGE, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host' }, { runId: RUN });
 }, 300_000);
 
 afterAll(async () => {
@@ -91,7 +90,13 @@ describe('node start with N queues on a docker target', () => {
     expect(warnings[0]).toMatch(/Skipping node_start_classic_queues on both targets, to keep the A\/B paired: .*single-node docker target.*local broker \(an existing broker, attached by URL\)/);
     expect(errors).toEqual([{ scope: 'node_start_classic_queues', message: expect.stringMatching(/^Skipped on both targets.*docker target/) }]);
     // A target that can restart keeps them.
-    expect(skipUnrunnable(scenarios, [handle], [], { warn: () => { throw new Error('no warning expected'); } })).toEqual(scenarios);
+    expect(
+      skipUnrunnable(scenarios, [handle], [], {
+        warn: () => {
+          throw new Error('no warning expected');
+        },
+      }),
+    ).toEqual(scenarios);
   });
 });
 
@@ -105,7 +110,9 @@ describe('restart scenarios on a broker attached by URL', () => {
   it('are skipped with one warning and a report note, never run and never failed', async () => {
     const { u, warnings } = ui();
     const report = await runPipeline({ scenarios: 'node_start_classic_queues,node_start_quorum_queues', candidate: URL_TARGET, repetitions: 2, mode: 'run', runId: RUN }, u);
-    expect(warnings).toEqual([expect.stringMatching(/^Skipping node_start_classic_queues, node_start_quorum_queues: each restarts the broker node's container, which needs a single-node docker target/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Skipping node_start_classic_queues, node_start_quorum_queues: each restarts the broker node's container, which needs a single-node docker target/),
+    ]);
     expect(report.trials).toEqual([]);
     expect(report.scenarios).toEqual([]);
     expect(report.errors.map((e) => e.scope)).toEqual(['node_start_classic_queues', 'node_start_quorum_queues']);
@@ -115,8 +122,13 @@ describe('restart scenarios on a broker attached by URL', () => {
     // Checked against a stored baseline that has node start values: no comparison, so no verdict from it.
     const info = (await attachExisting(URL_TARGET)).info;
     const stored: Baseline = {
-      schemaVersion: SCHEMA_VERSION, createdAt: new Date().toISOString(), fingerprint: fingerprint(), target: info, repetitions: 3,
-      scenarios: { node_start_classic_queues: { metrics: { node_start_seconds: [5, 5.1, 5.2], recovered_queues: [1000, 1000, 1000] } } }, history: [],
+      schemaVersion: SCHEMA_VERSION,
+      createdAt: new Date().toISOString(),
+      fingerprint: fingerprint(),
+      target: info,
+      repetitions: 3,
+      scenarios: { node_start_classic_queues: { metrics: { node_start_seconds: [5, 5.1, 5.2], recovered_queues: [1000, 1000, 1000] } } },
+      history: [],
     };
     const checked = await runPipeline({ scenarios: 'node_start_classic_queues', candidate: URL_TARGET, repetitions: 3, mode: 'check', stored, runId: RUN }, ui().u);
     expect(checked.comparisons).toEqual([]);

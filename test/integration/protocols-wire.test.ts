@@ -24,8 +24,10 @@ const proxies: ChunkingProxy[] = [];
 let vhosts = 0;
 
 beforeAll(async () => {
-  handle = await startDocker({ id: 'w', label: 'wire 4.0.5', kind: 'docker', image: 'rabbitmq-perf-gate/rabbitmq:4.0.5', configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', evidence: false },
-    { runId: RUN, plugins: ['rabbitmq_mqtt'] });
+  handle = await startDocker(
+    { id: 'w', label: 'wire 4.0.5', kind: 'docker', image: 'rabbitmq-perf-gate/rabbitmq:4.0.5', configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', evidence: false },
+    { runId: RUN, plugins: ['rabbitmq_mqtt'] },
+  );
   mgmt = new ManagementClient(handle.managementUrl);
 }, 300_000);
 
@@ -52,37 +54,45 @@ describe('protocol drivers through a fragmenting proxy', () => {
   it.each([
     ['AMQP 1.0', 'amqp10_one_fast', 'amqp-1.0'],
     ['MQTT 5 at QoS 1', 'mqtt5_pubsub', 'mqtt'],
-  ] as const)('%s stays valid with frames split at arbitrary bytes', async (_name, id, protocol) => {
-    const { proxy, vhost, ctx } = await behindProxy(protocol, 7);
-    const spec = short(id);
-    const r = await runProtocol(spec, amqpUrlForVhost(handle.amqpUrl, vhost), ctx);
-    expect(r.valid, r.invalidReason).toBe(true);
-    expect(r.metrics.consumed_rate).toBeGreaterThan(0);
-    expect(r.metrics.confirmed_rate).toBeGreaterThan(0);
-    expect(r.histograms.latency).toBeTruthy();
-    // Every connection went through the proxy, and what it carried was cut into many pieces.
-    expect(proxy.stats.connections).toBe(2);
-    expect(proxy.stats.pieces).toBeGreaterThan(1000);
-    expect(proxy.stats.down / proxy.stats.pieces).toBeLessThan(40);
-    await mgmt.deleteVhost(vhost);
-  }, 60_000);
+  ] as const)(
+    '%s stays valid with frames split at arbitrary bytes',
+    async (_name, id, protocol) => {
+      const { proxy, vhost, ctx } = await behindProxy(protocol, 7);
+      const spec = short(id);
+      const r = await runProtocol(spec, amqpUrlForVhost(handle.amqpUrl, vhost), ctx);
+      expect(r.valid, r.invalidReason).toBe(true);
+      expect(r.metrics.consumed_rate).toBeGreaterThan(0);
+      expect(r.metrics.confirmed_rate).toBeGreaterThan(0);
+      expect(r.histograms.latency).toBeTruthy();
+      // Every connection went through the proxy, and what it carried was cut into many pieces.
+      expect(proxy.stats.connections).toBe(2);
+      expect(proxy.stats.pieces).toBeGreaterThan(1000);
+      expect(proxy.stats.down / proxy.stats.pieces).toBeLessThan(40);
+      await mgmt.deleteVhost(vhost);
+    },
+    60_000,
+  );
 
   it.each([
     ['AMQP 1.0', 'amqp10_one_fast', 'amqp-1.0'],
     ['MQTT 3.1.1 at QoS 1', 'mqtt_pubsub[qos=1]', 'mqtt'],
-  ] as const)('%s: a broker that goes silent mid-trial ends it as stalled, in bounded time', async (_name, id, protocol) => {
-    process.env[STALL_ENV] = '2';
-    const { proxy, vhost, ctx } = await behindProxy(protocol, 11);
-    const spec = { ...short(id), durationSeconds: 20 };
-    setTimeout(() => proxy.freeze(), 1500);
-    const t0 = Date.now();
-    const r = await runProtocol(spec, amqpUrlForVhost(handle.amqpUrl, vhost), ctx);
-    const took = (Date.now() - t0) / 1000;
-    expect(r.valid).toBe(false);
-    expect(r.invalidReason).toMatch(/^stalled: no progress for 2 s \(waiting for publishes .* on (rhea|mqtt) \d/);
-    // Stall limit + bounded closes, well before the 20.5 s the trial would otherwise run.
-    expect(took).toBeLessThan(12);
-    delete process.env[STALL_ENV];
-    await mgmt.deleteVhost(vhost);
-  }, 60_000);
+  ] as const)(
+    '%s: a broker that goes silent mid-trial ends it as stalled, in bounded time',
+    async (_name, id, protocol) => {
+      process.env[STALL_ENV] = '2';
+      const { proxy, vhost, ctx } = await behindProxy(protocol, 11);
+      const spec = { ...short(id), durationSeconds: 20 };
+      setTimeout(() => proxy.freeze(), 1500);
+      const t0 = Date.now();
+      const r = await runProtocol(spec, amqpUrlForVhost(handle.amqpUrl, vhost), ctx);
+      const took = (Date.now() - t0) / 1000;
+      expect(r.valid).toBe(false);
+      expect(r.invalidReason).toMatch(/^stalled: no progress for 2 s \(waiting for publishes .* on (rhea|mqtt) \d/);
+      // Stall limit + bounded closes, well before the 20.5 s the trial would otherwise run.
+      expect(took).toBeLessThan(12);
+      delete process.env[STALL_ENV];
+      await mgmt.deleteVhost(vhost);
+    },
+    60_000,
+  );
 });

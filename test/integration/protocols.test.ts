@@ -22,8 +22,17 @@ import { scenarioCopies } from '../support/scenario-copies';
 const ROOT = resolve(import.meta.dirname, '../..');
 const RUN = `protocols-${process.pid}-${Date.now().toString(36)}`;
 const target = (version: string, extra: Partial<DockerTargetSpec> = {}): DockerTargetSpec => ({
-  id: `v${version.replace(/\./g, '')}`, label: `RabbitMQ ${version}`, kind: 'docker', image: `rabbitmq-perf-gate/rabbitmq:${version}`,
-  configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', evidence: false, ...extra,
+  id: `v${version.replace(/\./g, '')}`,
+  label: `RabbitMQ ${version}`,
+  kind: 'docker',
+  image: `rabbitmq-perf-gate/rabbitmq:${version}`,
+  configFiles: [],
+  nodes: 1,
+  env: {},
+  setup: [],
+  network: 'host',
+  evidence: false,
+  ...extra,
 });
 const ui = () => {
   const warnings: string[] = [];
@@ -40,8 +49,10 @@ const CONSUME_ONLY: Record<string, Record<string, unknown>> = {
   amqp10_consume_only: { warmup: 0.1, duration: 0.5, 'protocol.backlog': 120_000 },
   stream_consume_only: { warmup: 0.1, duration: 0.5, 'protocol.backlog': 600_000 },
 };
-const SCENARIOS = scenarioCopies(mkdtempSync(join(tmpdir(), 'perf-gate-protocols-')), Object.fromEntries(
-  [...new Set(PRESET.map((s) => s.file.replace(/^.*\/|\.yml$/g, '')))].map((f) => [f, CONSUME_ONLY[f] ?? SMOKE])));
+const SCENARIOS = scenarioCopies(
+  mkdtempSync(join(tmpdir(), 'perf-gate-protocols-')),
+  Object.fromEntries([...new Set(PRESET.map((s) => s.file.replace(/^.*\/|\.yml$/g, '')))].map((f) => [f, CONSUME_ONLY[f] ?? SMOKE])),
+);
 /** What 3.10.8 cannot run: native AMQP 1.0 (4.0+), stream filtering and MQTT 5 (3.13+). */
 const NOT_ON_310 = ['amqp10_consume_only', 'amqp10_one_fast', 'amqp10_one_one_one', 'amqp10_publish_only', 'mqtt5_pubsub', 'protocols_one_fast[protocol=amqp-1.0]', 'stream_filtering'];
 
@@ -77,7 +88,12 @@ describe.each(['4.0.5', '3.10.8'])('the protocols preset on RabbitMQ %s', (versi
     expect(ports.every((p) => p >= 25_000 && p < 30_000)).toBe(true);
 
     const skipped = version === '3.10.8' ? NOT_ON_310 : [];
-    expect(report.errors.filter((e) => e.scope !== 'run').map((e) => e.scope).sort()).toEqual([...skipped].sort());
+    expect(
+      report.errors
+        .filter((e) => e.scope !== 'run')
+        .map((e) => e.scope)
+        .sort(),
+    ).toEqual([...skipped].sort());
     for (const e of report.errors) expect(e.message).toMatch(/^Skipped: this scenario needs (native AMQP 1.0|stream filtering|MQTT 5), from RabbitMQ (4\.0|3\.13) on/);
     if (skipped.length) expect(warnings.filter((w) => w.startsWith('Skipping'))).toHaveLength(3);
     expect(report.verdict).not.toBe('fail');
@@ -115,14 +131,27 @@ describe('memory per idle MQTT connection', () => {
 describe('a same-run A/B on a stream scenario', () => {
   it('fails a candidate whose broker has a tenth of a core against the same image unlimited', async () => {
     const { u } = ui();
-    const report = await runPipeline({
-      scenarios: 'stream_one_fast[subEntry=1]', candidate: target('4.0.5', { id: 'slow', label: 'throttled', cpus: 0.1 }), reference: target('4.0.5', { id: 'full', label: 'unlimited' }),
-      repetitions: 6, warmup: 0.3, duration: 1, mode: 'run', runId: RUN,
-    }, u);
+    const report = await runPipeline(
+      {
+        scenarios: 'stream_one_fast[subEntry=1]',
+        candidate: target('4.0.5', { id: 'slow', label: 'throttled', cpus: 0.1 }),
+        reference: target('4.0.5', { id: 'full', label: 'unlimited' }),
+        repetitions: 6,
+        warmup: 0.3,
+        duration: 1,
+        mode: 'run',
+        runId: RUN,
+      },
+      u,
+    );
     const c = report.comparisons.find((x) => x.gating && x.metric === 'published_rate')!;
     expect(c.paired).toBe(true);
     expect(c.nCandidate).toBe(6); // the fewest pairs at which the exact two-sided signed-rank test can reach p < 0.05
-    const rates = (id: string) => report.trials.filter((t) => t.target === id).map((t) => Math.round(t.metrics.published_rate ?? 0)).join(' ');
+    const rates = (id: string) =>
+      report.trials
+        .filter((t) => t.target === id)
+        .map((t) => Math.round(t.metrics.published_rate ?? 0))
+        .join(' ');
     // Measured here: about 20–40k msg/s throttled against 75–236k unlimited (at a fifth of a core the
     // throttled broker kept up with a generator slowed by a busy machine: 0.98).
     expect(c.ciHigh!, `published msg/s throttled ${rates('slow')}, unlimited ${rates('full')}`).toBeLessThan(0.8);

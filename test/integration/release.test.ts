@@ -16,24 +16,41 @@ import { changelogSection } from '../../scripts/release.mjs';
 
 const SCRIPT = join(ROOT, 'scripts/release.mjs');
 
-const changelog = (sections: Record<string, string>) => [
-  '# Changelog', '', 'Intro text.', '', '## [Unreleased]', '',
-  ...Object.entries(sections).flatMap(([v, body]) => [`## [${v}] - 2026-11-27`, '', body, '']),
-  '[0.2.0]: https://example.invalid/compare/v0.1.0...v0.2.0', '',
-].join('\n');
+const changelog = (sections: Record<string, string>) =>
+  [
+    '# Changelog',
+    '',
+    'Intro text.',
+    '',
+    '## [Unreleased]',
+    '',
+    ...Object.entries(sections).flatMap(([v, body]) => [`## [${v}] - 2026-11-27`, '', body, '']),
+    '[0.2.0]: https://example.invalid/compare/v0.1.0...v0.2.0',
+    '',
+  ].join('\n');
 
 /** A project whose build uppercases src/in.txt into dist/out.txt, at `version`, committed with a fresh dist/. */
-function project(): { repo: GitRepo; origin: string; release: (...args: string[]) => { code: number | null; stdout: string; stderr: string }; bump: (version: string, src: string, notes: Record<string, string>, build?: boolean) => string } {
+function project(): {
+  repo: GitRepo;
+  origin: string;
+  release: (...args: string[]) => { code: number | null; stdout: string; stderr: string };
+  bump: (version: string, src: string, notes: Record<string, string>, build?: boolean) => string;
+} {
   const origin = mkdtempSync(join(tmpdir(), 'perf-gate-origin-'));
   execFileSync('git', ['init', '-q', '--bare', origin]);
   const repo = new GitRepo();
-  const bump = (version: string, src: string, notes: Record<string, string>, build = true) => repo.commit({
-    'package.json': `${JSON.stringify({ name: 'demo', version, private: true, scripts: { bundle: 'node build.mjs' } }, null, 2)}\n`,
-    'build.mjs': "import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('dist', { recursive: true });\nwriteFileSync('dist/out.txt', readFileSync('src/in.txt', 'utf8').toUpperCase());\n",
-    'src/in.txt': src,
-    ...(build ? { 'dist/out.txt': src.toUpperCase() } : {}),
-    'CHANGELOG.md': changelog(notes),
-  }, `release ${version}`);
+  const bump = (version: string, src: string, notes: Record<string, string>, build = true) =>
+    repo.commit(
+      {
+        'package.json': `${JSON.stringify({ name: 'demo', version, private: true, scripts: { bundle: 'node build.mjs' } }, null, 2)}\n`,
+        'build.mjs':
+          "import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';\nmkdirSync('dist', { recursive: true });\nwriteFileSync('dist/out.txt', readFileSync('src/in.txt', 'utf8').toUpperCase());\n",
+        'src/in.txt': src,
+        ...(build ? { 'dist/out.txt': src.toUpperCase() } : {}),
+        'CHANGELOG.md': changelog(notes),
+      },
+      `release ${version}`,
+    );
   bump('0.2.0', 'hello\n', { '0.2.0': '### Added\n- hello, loudly' });
   repo.git('remote', 'add', 'origin', origin);
   repo.git('push', '-q', 'origin', 'main');
@@ -47,11 +64,16 @@ function project(): { repo: GitRepo; origin: string; release: (...args: string[]
 /** The commit each tag of the bare repository points to (annotated tags peeled). */
 function remoteTags(origin: string): Record<string, string> {
   const out = execFileSync('git', ['-C', origin, 'for-each-ref', '--format=%(refname:short) %(*objectname) %(objecttype)', 'refs/tags'], { encoding: 'utf8' });
-  return Object.fromEntries(out.split('\n').filter(Boolean).map((l) => {
-    const [name, peeled, type] = l.split(' ');
-    expect(type, `${name} is an annotated tag`).toBe('tag');
-    return [name, peeled];
-  }));
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [name, peeled, type] = l.split(' ');
+        expect(type, `${name} is an annotated tag`).toBe('tag');
+        return [name, peeled];
+      }),
+  );
 }
 
 describe('scripts/release.mjs', () => {
@@ -135,7 +157,7 @@ describe('scripts/release.mjs', () => {
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 
-  it('reads this repository\'s CHANGELOG.md: the package version has a non-empty section', () => {
+  it("reads this repository's CHANGELOG.md: the package version has a non-empty section", () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     const notes = changelogSection(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'), version);
     expect(notes, `CHANGELOG.md needs a "## [${version}]" section`).toMatch(/\S/);

@@ -28,10 +28,30 @@ function cli(args: string[]) {
 }
 
 describe('group-sequential A/B', () => {
-  it('+S 2:1 and half a core on the candidate: failed at look 1 (8 pairs), fail-fast stops the other scenario there, the cap\'s remaining rounds skipped, the report says so', () => {
+  it("+S 2:1 and half a core on the candidate: failed at look 1 (8 pairs), fail-fast stops the other scenario there, the cap's remaining rounds skipped, the report says so", () => {
     writeFileSync(join(tmp, 'slow.yml'), `label: two schedulers\nimage: ${OLD}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\nresources:\n  cpus: 0.5\n`);
-    const r = cli(['run', '--scenarios', 'one_fast,one_one_one', '--target', 'slow.yml', '--baseline-image', OLD, '--looks', '8,10,12',
-      '--duration', '1', '--warmup', '0.5', '--seed', '3', '--baseline-file', 'none.json', '--json', '--out', 'out']);
+    const r = cli([
+      'run',
+      '--scenarios',
+      'one_fast,one_one_one',
+      '--target',
+      'slow.yml',
+      '--baseline-image',
+      OLD,
+      '--looks',
+      '8,10,12',
+      '--duration',
+      '1',
+      '--warmup',
+      '0.5',
+      '--seed',
+      '3',
+      '--baseline-file',
+      'none.json',
+      '--json',
+      '--out',
+      'out',
+    ]);
     expect(r.code, r.stderr).toBe(1);
     const report: RunReport = JSON.parse(r.stdout);
     expect(r.stderr).toMatch(/Running 48 trials .*group-sequential: each scenario judged after 8, 10, 12 pairs/);
@@ -52,7 +72,9 @@ describe('group-sequential A/B', () => {
     expect(c).toMatchObject({ verdict: 'fail', nCandidate: 8, paired: true });
     expect(c.reason).toMatch(/Bonferroni over 2, α = 0\.0\d+ at each look/);
     const summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
-    expect(summary).toMatch(/> Group-sequential A\/B: one\\_(fast, one\\_one\\_one|one\\_one, one\\_fast) after 8 pairs \\\(look 1 of 3\\\); [\d.]+ min of trials (more|saved) against the fixed \d+ pairs\. Fail-fast: one\\_(fast|one\\_one) failed after 8 pairs/);
+    expect(summary).toMatch(
+      /> Group-sequential A\/B: one\\_(fast, one\\_one\\_one|one\\_one, one\\_fast) after 8 pairs \\\(look 1 of 3\\\); [\d.]+ min of trials (more|saved) against the fixed \d+ pairs\. Fail-fast: one\\_(fast|one\\_one) failed after 8 pairs/,
+    );
     expect(summary).toMatch(/α = 0\.05 spent across looks at 8, 10, 12 pairs/);
     // The table states the interval's real level (1 − 2 × the look level), not the fixed design's 90 %.
     const ci = `${(100 * (1 - 2 * report.sequential!.level)).toFixed(1)} % CI`;
@@ -70,8 +92,28 @@ describe('group-sequential A/B', () => {
     let out = '';
     for (let attempt = 1; attempt <= 2 && report?.answer !== 'no-regression'; attempt++) {
       out = `aa-${attempt}`;
-      const r = cli(['run', '--scenarios', 'one_fast', '--image', OLD, '--broker-label', 'head', '--baseline-image', OLD, '--looks', '8,10,12,16,24',
-        '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json', '--out', out]);
+      const r = cli([
+        'run',
+        '--scenarios',
+        'one_fast',
+        '--image',
+        OLD,
+        '--broker-label',
+        'head',
+        '--baseline-image',
+        OLD,
+        '--looks',
+        '8,10,12,16,24',
+        '--duration',
+        '1',
+        '--warmup',
+        '0.5',
+        '--baseline-file',
+        'none.json',
+        '--json',
+        '--out',
+        out,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       report = JSON.parse(r.stdout) as RunReport;
       expect(report.answer, r.stderr).not.toBe('regression');

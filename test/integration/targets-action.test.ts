@@ -23,7 +23,9 @@ function event(_repo: GitRepo, base: string, head: string) {
 function containersOf(stdout: string): string[] {
   const runId = /::save-state name=run-id::(\S+)/.exec(stdout)?.[1];
   expect(runId).toBeTruthy();
-  return execFileSync('docker', ['ps', '-aq', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('docker', ['ps', '-aq', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 }
 
 async function prRun(files: { base: Record<string, string | null>; head: Record<string, string | null> }, inputs: Record<string, string> = {}) {

@@ -28,7 +28,13 @@ function cli(args: string[], env: Record<string, string> = {}, cwd = mkdtempSync
   });
 }
 
-interface Seen { queues: any[]; details: any[]; operatorPolicies: any[]; limits: any[]; topics: any[] }
+interface Seen {
+  queues: any[];
+  details: any[];
+  operatorPolicies: any[];
+  limits: any[];
+  topics: any[];
+}
 /** Polls the broker for what the run's trial vhosts hold while `work` runs. */
 async function watch<T>(runId: string, work: Promise<T>): Promise<{ result: T; seen: Seen }> {
   const seen: Seen = { queues: [], details: [], operatorPolicies: [], limits: [], topics: [] };
@@ -72,12 +78,16 @@ afterAll(async () => {
   await mgmt.deleteVhost(SOURCE).catch(() => undefined);
 });
 
-describe('a target vhost\'s configuration reaches the trial vhosts', () => {
+describe("a target vhost's configuration reaches the trial vhosts", () => {
   it('policies, operator policies, limits and topic permissions are in effect in every trial vhost', async () => {
     const runId = `vc${process.pid}`;
     const url = `${AMQP_URL}/${S}`;
-    const { result: r, seen } = await watch(runId, cli(['run', '--scenarios', 'one_fast', '--broker-url', url, '--management-url', MANAGEMENT_URL,
-      '--repetitions', '2', '--duration', '6', '--warmup', '1', '--baseline-file', 'none.json'], { RABBITMQ_PERF_GATE_RUN_ID: runId }));
+    const { result: r, seen } = await watch(
+      runId,
+      cli(['run', '--scenarios', 'one_fast', '--broker-url', url, '--management-url', MANAGEMENT_URL, '--repetitions', '2', '--duration', '6', '--warmup', '1', '--baseline-file', 'none.json'], {
+        RABBITMQ_PERF_GATE_RUN_ID: runId,
+      }),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`trial vhosts inherit from vhost ${SOURCE}: policies cqv2; operator policies cap; limits max-queues=500; topic permissions of guest`);
     const vhosts = new Set(seen.queues.map((q) => q.vhost));
@@ -98,8 +108,13 @@ describe('a target vhost\'s configuration reaches the trial vhosts', () => {
 
   it('a vhost that declares nothing: the trials get nothing and the log says nothing', async () => {
     const runId = `vcplain${process.pid}`;
-    const { result: r, seen } = await watch(runId, cli(['run', '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '0.5',
-      '--baseline-file', 'none.json', '--broker-url', AMQP_URL, '--management-url', MANAGEMENT_URL], { RABBITMQ_PERF_GATE_RUN_ID: runId }));
+    const { result: r, seen } = await watch(
+      runId,
+      cli(
+        ['run', '--scenarios', 'one_fast', '--repetitions', '1', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--broker-url', AMQP_URL, '--management-url', MANAGEMENT_URL],
+        { RABBITMQ_PERF_GATE_RUN_ID: runId },
+      ),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('trial vhosts inherit');
     expect(seen.queues.length).toBeGreaterThan(0);
@@ -110,28 +125,52 @@ describe('a target vhost\'s configuration reaches the trial vhosts', () => {
 
 describe('docker targets: a policy from setup: or from definitions.json reaches the trials', () => {
   const dir = mkdtempSync(join(tmpdir(), 'perf-gate-vc-targets-'));
-  writeFileSync(join(dir, 'setup.yml'), [
-    'image: rabbitmq-perf-gate/rabbitmq:3.10.8',
-    'setup:',
-    `  - rabbitmqctl set_policy cqv2 ".*" '{"queue-version":2}' --apply-to queues`,
-    '',
-  ].join('\n'));
-  writeFileSync(join(dir, 'definitions.json'), JSON.stringify({
-    vhosts: [{ name: '/' }], users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
-    permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
-    policies: [{ vhost: '/', name: 'cqv2-defs', pattern: '.*', 'apply-to': 'queues', definition: { 'queue-version': 2 }, priority: 0 }],
-  }));
+  writeFileSync(join(dir, 'setup.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'setup:', `  - rabbitmqctl set_policy cqv2 ".*" '{"queue-version":2}' --apply-to queues`, ''].join('\n'));
+  writeFileSync(
+    join(dir, 'definitions.json'),
+    JSON.stringify({
+      vhosts: [{ name: '/' }],
+      users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
+      permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
+      policies: [{ vhost: '/', name: 'cqv2-defs', pattern: '.*', 'apply-to': 'queues', definition: { 'queue-version': 2 }, priority: 0 }],
+    }),
+  );
   writeFileSync(join(dir, 'defs.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'config:', '  - definitions.json', ''].join('\n'));
 
   // Both files in one same-run A/B: two brokers booted side by side, each trial vhost checked on its own target.
   it('setup.yml and defs.yml: the trial vhosts of each inherit its policy (cqv2, cqv2-defs)', async () => {
-    const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'setup.yml', '--baseline-target', 'defs.yml', '--repetitions', '1', '--duration', '1', '--warmup', '0.5',
-      '--baseline-file', 'none.json', '--json', '--out', 'out-targets'], {}, dir);
+    const r = await cli(
+      [
+        'run',
+        '--scenarios',
+        'one_fast',
+        '--target',
+        'setup.yml',
+        '--baseline-target',
+        'defs.yml',
+        '--repetitions',
+        '1',
+        '--duration',
+        '1',
+        '--warmup',
+        '0.5',
+        '--baseline-file',
+        'none.json',
+        '--json',
+        '--out',
+        'out-targets',
+      ],
+      {},
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.trials.every((t: any) => t.valid)).toBe(true);
     const summary = readFileSync(join(dir, 'out-targets', 'summary.md'), 'utf8');
-    for (const [id, policy] of [['candidate', 'cqv2'], ['baseline', 'cqv2-defs']]) {
+    for (const [id, policy] of [
+      ['candidate', 'cqv2'],
+      ['baseline', 'cqv2-defs'],
+    ]) {
       expect(r.stderr).toMatch(new RegExp(`trial vhosts inherit from vhost /: policies ${policy}(;|$)`, 'm'));
       // Read back from the broker after the window: the trial's queue ran as a v2 classic queue
       // under that policy, and every report format says so.
@@ -143,8 +182,10 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
   }, 240_000);
 
   it('a policy whose pattern matches no queue of the scenarios: one warning naming it', async () => {
-    writeFileSync(join(dir, 'nomatch.yml'), ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'setup:',
-      `  - rabbitmqctl set_policy nomatch "^nothing-here$" '{"max-length":10}' --apply-to queues`, ''].join('\n'));
+    writeFileSync(
+      join(dir, 'nomatch.yml'),
+      ['image: rabbitmq-perf-gate/rabbitmq:3.10.8', 'setup:', `  - rabbitmqctl set_policy nomatch "^nothing-here$" '{"max-length":10}' --apply-to queues`, ''].join('\n'),
+    );
     const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'nomatch.yml', '--repetitions', '2', '--duration', '1', '--warmup', '0.5', '--baseline-file', 'none.json', '--json'], {}, dir);
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.includes('is in effect on no queue'));
@@ -157,8 +198,30 @@ describe('docker targets: a policy from setup: or from definitions.json reaches 
     writeFileSync(join(dir, 'b.conf'), '# tuned for the runner\nvm_memory_high_watermark.relative = 0.5\n');
     writeFileSync(join(dir, 'a.yml'), 'image: rabbitmq-perf-gate/rabbitmq:3.10.8\nconfig:\n  - a.conf\n');
     writeFileSync(join(dir, 'b.yml'), 'image: rabbitmq-perf-gate/rabbitmq:3.10.8\nconfig:\n  - b.conf\n');
-    const r = await cli(['run', '--scenarios', 'one_fast', '--target', 'b.yml', '--baseline-target', 'a.yml', '--repetitions', '1', '--duration', '1', '--warmup', '0.5',
-      '--baseline-file', 'none.json', '--json', '--out', 'out-ab'], {}, dir);
+    const r = await cli(
+      [
+        'run',
+        '--scenarios',
+        'one_fast',
+        '--target',
+        'b.yml',
+        '--baseline-target',
+        'a.yml',
+        '--repetitions',
+        '1',
+        '--duration',
+        '1',
+        '--warmup',
+        '0.5',
+        '--baseline-file',
+        'none.json',
+        '--json',
+        '--out',
+        'out-ab',
+      ],
+      {},
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.targets[0].configDigest).not.toBe(report.targets[1].configDigest);

@@ -26,7 +26,9 @@ import { startChunkingProxy, type ChunkingProxy } from '../support/chunking-prox
 import { runCounted, until } from '../support/counted-run';
 
 const cleanup: Array<() => Promise<unknown>> = [];
-afterAll(async () => { for (const f of cleanup.reverse()) await f().catch(() => undefined); });
+afterAll(async () => {
+  for (const f of cleanup.reverse()) await f().catch(() => undefined);
+});
 
 /** Trials per scenario and transport (raise it to measure: PERF_GATE_WIRE_TRIALS=30). */
 const N = Number(process.env.PERF_GATE_WIRE_TRIALS ?? 1);
@@ -40,7 +42,8 @@ async function proxied(name: string, seed: number): Promise<{ url: string; proxy
   cleanup.push(proxy.close);
   const url = proxy.via(v.url);
   return {
-    url, proxy,
+    url,
+    proxy,
     conn: async () => {
       const c = await amqp.connect(`${url}?frameMax=131072`);
       cleanup.push(() => c.close());
@@ -51,7 +54,10 @@ async function proxied(name: string, seed: number): Promise<{ url: string; proxy
 
 const saved = { plain: process.env[PLAIN_AMQP_ENV], stall: process.env[STALL_ENV] };
 afterAll(() => {
-  for (const [k, v] of [[PLAIN_AMQP_ENV, saved.plain], [STALL_ENV, saved.stall]] as const) {
+  for (const [k, v] of [
+    [PLAIN_AMQP_ENV, saved.plain],
+    [STALL_ENV, saved.stall],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -87,9 +93,13 @@ describe.each(['fast', 'plain'] as const)('%s transport through a proxy that cut
     expect((proxy.stats.up + proxy.stats.down) / proxy.stats.pieces).toBeLessThan(40);
   }, 120_000);
 
-  it.each(Object.entries(trials))('engine trial %s: valid, on this transport, traffic both ways', async (name, w) => {
-    for (let i = 0; i < N; i++) await fragmentedTrial(name, w, i);
-  }, 60_000 * N);
+  it.each(Object.entries(trials))(
+    'engine trial %s: valid, on this transport, traffic both ways',
+    async (name, w) => {
+      for (let i = 0; i < N; i++) await fragmentedTrial(name, w, i);
+    },
+    60_000 * N,
+  );
 
   async function fragmentedTrial(name: string, w: (typeof trials)[keyof typeof trials], i: number): Promise<void> {
     const { url, proxy } = await proxied(`${name}-${transport}`, name.length * 31 + i * 7 + (transport === 'fast' ? 1 : 2));
@@ -115,10 +125,20 @@ describe('a broker with 2 KB socket buffers (3.10.8 container)', () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'perf-gate-smallbuf-'));
     writeFileSync(join(dir, 'rabbitmq.conf'), 'tcp_listen_options.sndbuf = 2048\ntcp_listen_options.recbuf = 2048\n');
-    h = await startDocker({
-      id: 'smallbuf', label: 'small buffers', kind: 'docker', image: 'rabbitmq-perf-gate/rabbitmq:3.10.8',
-      configFiles: [join(dir, 'rabbitmq.conf')], nodes: 1, env: {}, setup: [], network: 'host',
-    }, { runId: `wire-${process.pid}-${Date.now().toString(36)}`, readyTimeoutMs: 120_000 });
+    h = await startDocker(
+      {
+        id: 'smallbuf',
+        label: 'small buffers',
+        kind: 'docker',
+        image: 'rabbitmq-perf-gate/rabbitmq:3.10.8',
+        configFiles: [join(dir, 'rabbitmq.conf')],
+        nodes: 1,
+        env: {},
+        setup: [],
+        network: 'host',
+      },
+      { runId: `wire-${process.pid}-${Date.now().toString(36)}`, readyTimeoutMs: 120_000 },
+    );
     cleanup.push(() => h.stop());
   }, 300_000);
 
@@ -128,25 +148,29 @@ describe('a broker with 2 KB socket buffers (3.10.8 container)', () => {
     expect(env).toMatch(/\{recbuf,2048\}/);
   });
 
-  it.each(['fast', 'plain'] as const)('one_fast on the %s transport: every trial valid, none held past its window', async (transport) => {
-    process.env[PLAIN_AMQP_ENV] = transport === 'plain' ? '1' : '0';
-    resetWirePath();
-    const mgmt = new ManagementClient(h.managementUrl);
-    const user = decodeURIComponent(new URL(h.amqpUrl).username);
-    for (let i = 0; i < 3 * N; i++) {
-      const vhost = `smallbuf-${transport}-${i}`;
-      await mgmt.createVhost(vhost, user);
-      const started = Date.now();
-      const r = await runWorkload(spec('one_fast', { producers: 1, consumers: 1 }, { warmup: 1, duration: 3 }), amqpUrlForVhost(h.amqpUrl, vhost));
-      const took = (Date.now() - started) / 1000;
-      await mgmt.deleteVhost(vhost);
-      expect(r.valid, r.invalidReason).toBe(true);
-      expect(r.generator.amqpPath).toBe(transport);
-      expect(r.metrics.consumed_rate).toBeGreaterThan(1000);
-      // 4 s of traffic, then at most 2 s of cancel and 3 s of close.
-      expect(took).toBeLessThan(12);
-    }
-  }, 120_000 * N);
+  it.each(['fast', 'plain'] as const)(
+    'one_fast on the %s transport: every trial valid, none held past its window',
+    async (transport) => {
+      process.env[PLAIN_AMQP_ENV] = transport === 'plain' ? '1' : '0';
+      resetWirePath();
+      const mgmt = new ManagementClient(h.managementUrl);
+      const user = decodeURIComponent(new URL(h.amqpUrl).username);
+      for (let i = 0; i < 3 * N; i++) {
+        const vhost = `smallbuf-${transport}-${i}`;
+        await mgmt.createVhost(vhost, user);
+        const started = Date.now();
+        const r = await runWorkload(spec('one_fast', { producers: 1, consumers: 1 }, { warmup: 1, duration: 3 }), amqpUrlForVhost(h.amqpUrl, vhost));
+        const took = (Date.now() - started) / 1000;
+        await mgmt.deleteVhost(vhost);
+        expect(r.valid, r.invalidReason).toBe(true);
+        expect(r.generator.amqpPath).toBe(transport);
+        expect(r.metrics.consumed_rate).toBeGreaterThan(1000);
+        // 4 s of traffic, then at most 2 s of cancel and 3 s of close.
+        expect(took).toBeLessThan(12);
+      }
+    },
+    120_000 * N,
+  );
 });
 
 // The frame tap against amqplib's own decoder, on real bytes: a recording proxy captures what the
@@ -168,8 +192,13 @@ describe('frame tap replay of captured broker streams', () => {
   function standIn(chunks: Buffer[]) {
     const queue = [...chunks];
     return Object.assign(Object.create(Connection.prototype), {
-      rest: Buffer.alloc(0), maxFrameSize: 0, frameMax: 131072, recvSinceLastCheck: false, sentSinceLastCheck: false,
-      channels: [], stream: { read: () => queue.shift() ?? null, write: () => true, once: () => undefined, writableLength: 0 },
+      rest: Buffer.alloc(0),
+      maxFrameSize: 0,
+      frameMax: 131072,
+      recvSinceLastCheck: false,
+      sentSinceLastCheck: false,
+      channels: [],
+      stream: { read: () => queue.shift() ?? null, write: () => true, once: () => undefined, writableLength: 0 },
     }) as { recvFrame(): Decoded | false };
   }
 
@@ -182,15 +211,27 @@ describe('frame tap replay of captured broker streams', () => {
     const pending = new Map<number, { tag: number; body: boolean }>();
     for (let f = conn.recvFrame(); f !== false; f = conn.recvFrame()) {
       const on = tapped.has(f.channel);
-      if (on && f.id === DELIVER) { pending.set(f.channel, { tag: f.fields!.deliveryTag, body: false }); continue; }
-      if (on && (f.id === ACK || f.id === NACK)) { confirms.push([f.channel, f.fields!.deliveryTag, f.fields!.multiple, f.id === NACK]); continue; }
+      if (on && f.id === DELIVER) {
+        pending.set(f.channel, { tag: f.fields!.deliveryTag, body: false });
+        continue;
+      }
+      if (on && (f.id === ACK || f.id === NACK)) {
+        confirms.push([f.channel, f.fields!.deliveryTag, f.fields!.multiple, f.id === NACK]);
+        continue;
+      }
       const d = on ? pending.get(f.channel) : undefined;
       if (d && f.size !== undefined) {
-        if (f.size === 0) { deliveries.push([f.channel, d.tag, NaN]); pending.delete(f.channel); }
+        if (f.size === 0) {
+          deliveries.push([f.channel, d.tag, NaN]);
+          pending.delete(f.channel);
+        }
         continue;
       }
       if (d && f.content) {
-        if (!d.body) { d.body = true; deliveries.push([f.channel, d.tag, f.content.length >= 12 ? f.content.readDoubleBE(4) : NaN]); }
+        if (!d.body) {
+          d.body = true;
+          deliveries.push([f.channel, d.tag, f.content.length >= 12 ? f.content.readDoubleBE(4) : NaN]);
+        }
         continue; // (the body's remaining frames are the tap's too)
       }
       others.push(`${f.channel}:${f.id ?? (f.content ? 'body' : 'heartbeat')}`);
@@ -235,7 +276,12 @@ describe('frame tap replay of captured broker streams', () => {
     await pub.waitForConfirms().catch(() => undefined); // 15 are nacked (reject-publish)
     const consumer = await c.createChannel();
     let got = 0;
-    await consumer.consume('capped', (m) => { if (m) { got++; consumer.ack(m); } });
+    await consumer.consume('capped', (m) => {
+      if (m) {
+        got++;
+        consumer.ack(m);
+      }
+    });
     await until(() => got === 45, 30_000);
     // Idle now: the broker's heartbeats (every second) come next; wait until one has arrived.
     const heartbeat = Buffer.from([8, 0, 0, 0, 0, 0, 0, 0xce]);
@@ -252,13 +298,13 @@ describe('frame tap replay of captured broker streams', () => {
     expect(want.confirms.some((x) => x[3])).toBe(true); // nacks are in the stream
     expect(want.others).toEqual(expect.arrayContaining(['0:heartbeat', `4:${(20 << 16) | 40}`])); // heartbeat, channel.close
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     // Byte by byte over the first 30 kB (connection and channel set-up, the first deliveries and
     // confirms: every boundary of those frames), then random cuts of the whole stream.
     const cuts: Buffer[][] = [[...Array.from({ length: Math.min(bytes.length, 30_000) }, (_, i) => bytes.subarray(i, i + 1)), bytes.subarray(30_000)]];
     for (let k = 0; k < 30; k++) {
       const parts: Buffer[] = [];
-      for (let o = 0; o < bytes.length;) {
+      for (let o = 0; o < bytes.length; ) {
         const n = 1 + Math.floor(rnd() ** 3 * 70_000);
         parts.push(bytes.subarray(o, o + n));
         o += n;
@@ -266,7 +312,10 @@ describe('frame tap replay of captured broker streams', () => {
       cuts.push(parts);
     }
     for (const parts of cuts) {
-      const got2 = await tapView(parts.filter((p) => p.length), tapped);
+      const got2 = await tapView(
+        parts.filter((p) => p.length),
+        tapped,
+      );
       expect(got2.deliveries).toEqual(want.deliveries);
       expect(got2.confirms).toEqual(want.confirms);
       expect(got2.others).toEqual(want.others);
@@ -281,45 +330,82 @@ describe('amqps:// (TLS) through both transports', () => {
   let tlsUrl: (vhostUrl: string) => string;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'perf-gate-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (client) => {
       const up = connectTcp(target.port, target.host);
       client.pipe(up).pipe(client);
-      const stop = () => { client.destroy(); up.destroy(); };
+      const stop = () => {
+        client.destroy();
+        up.destroy();
+      };
       client.on('error', stop);
       up.on('error', stop);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     cleanup.push(() => new Promise((r) => server.close(r)));
     const port = (server.address() as { port: number }).port;
-    tlsUrl = (u) => { const x = new URL(u); x.protocol = 'amqps:'; x.hostname = '127.0.0.1'; x.port = String(port); return x.toString(); };
+    tlsUrl = (u) => {
+      const x = new URL(u);
+      x.protocol = 'amqps:';
+      x.hostname = '127.0.0.1';
+      x.port = String(port);
+      return x.toString();
+    };
     // The test's own certificate authority is not the system's: trust it for this process only.
     process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
-    cleanup.push(async () => { delete process.env.NODE_TLS_REJECT_UNAUTHORIZED; });
+    cleanup.push(async () => {
+      delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    });
   });
 
-  it.each(['fast', 'plain'] as const)('%s transport: counted run exact, one_fast trial valid, on a TLS socket', async (transport) => {
-    process.env[PLAIN_AMQP_ENV] = transport === 'plain' ? '1' : '0';
-    resetWirePath();
-    const v = await freshVhost(`tls-${transport}`);
-    cleanup.push(v.drop);
-    const url = tlsUrl(v.url);
-    let secure = false;
-    const r = await runCounted(async () => {
-      const c = await amqp.connect(`${url}?frameMax=131072`);
-      secure ||= Boolean((c as unknown as { connection: { stream: { encrypted?: boolean } } }).connection.stream.encrypted);
-      cleanup.push(() => c.close());
-      return c;
-    }, { messages: 2000 });
-    expect(secure).toBe(true);
-    expect(decidedWirePath()?.path).toBe(transport);
-    expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.left, r.tapped]).toEqual([2000, 2000, 2000, 0, transport === 'fast']);
-    const t = await runWorkload(spec('one_fast', { producers: 1, consumers: 1 }, { warmup: 1, duration: 2 }), url);
-    expect(t.valid, t.invalidReason).toBe(true);
-    expect(t.generator.amqpPath).toBe(transport);
-    expect(t.metrics.consumed_rate).toBeGreaterThan(500);
-  }, 60_000);
+  it.each(['fast', 'plain'] as const)(
+    '%s transport: counted run exact, one_fast trial valid, on a TLS socket',
+    async (transport) => {
+      process.env[PLAIN_AMQP_ENV] = transport === 'plain' ? '1' : '0';
+      resetWirePath();
+      const v = await freshVhost(`tls-${transport}`);
+      cleanup.push(v.drop);
+      const url = tlsUrl(v.url);
+      let secure = false;
+      const r = await runCounted(
+        async () => {
+          const c = await amqp.connect(`${url}?frameMax=131072`);
+          secure ||= Boolean((c as unknown as { connection: { stream: { encrypted?: boolean } } }).connection.stream.encrypted);
+          cleanup.push(() => c.close());
+          return c;
+        },
+        { messages: 2000 },
+      );
+      expect(secure).toBe(true);
+      expect(decidedWirePath()?.path).toBe(transport);
+      expect([r.rec.published, r.rec.confirmed, r.rec.consumed, r.left, r.tapped]).toEqual([2000, 2000, 2000, 0, transport === 'fast']);
+      const t = await runWorkload(spec('one_fast', { producers: 1, consumers: 1 }, { warmup: 1, duration: 2 }), url);
+      expect(t.valid, t.invalidReason).toBe(true);
+      expect(t.generator.amqpPath).toBe(transport);
+      expect(t.metrics.consumed_rate).toBeGreaterThan(500);
+    },
+    60_000,
+  );
 });
 
 describe('progress watchdog', () => {

@@ -80,13 +80,19 @@ export async function runAction(opts: {
   opts.onSpawn?.(child.pid!);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; opts.onStdout?.(String(d)); });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    opts.onStdout?.(String(d));
+  });
   child.stderr.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 240_000);
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearTimeout(timer);
   return {
-    code, stdout, stderr, workspace,
+    code,
+    stdout,
+    stderr,
+    workspace,
     outputs: parseOutputs(readFileSync(output, 'utf8')),
     summary: existsSync(summary) ? readFileSync(summary, 'utf8') : '',
   };

@@ -50,7 +50,16 @@ export function buildImageSeries(o: { repo: string; count: number; regressFrom: 
     rmSync(dir, { recursive: true, force: true });
   }
   return {
-    images, culprit: o.regressFrom - 1, broken: (o.broken ?? []).map((b) => b - 1),
-    remove: () => { for (const t of images) try { docker(['rmi', '-f', t]); } catch { /* already gone */ } },
+    images,
+    culprit: o.regressFrom - 1,
+    broken: (o.broken ?? []).map((b) => b - 1),
+    remove: () => {
+      for (const t of images)
+        try {
+          docker(['rmi', '-f', t]);
+        } catch {
+          /* already gone */
+        }
+    },
   };
 }

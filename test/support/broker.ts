@@ -11,10 +11,17 @@ export const MANAGEMENT_URL = process.env.PERF_GATE_TEST_MANAGEMENT_URL ?? 'http
 
 export function spec(id: string, w: Partial<WorkloadParams>, seconds = { warmup: 1, duration: 3 }): MessagingScenario {
   return {
-    id, kind: 'messaging', description: id, origin: { source: 'test', command: '' },
+    id,
+    kind: 'messaging',
+    description: id,
+    origin: { source: 'test', command: '' },
     workload: { ...perfTestDefaults(id), ...w },
-    warmupSeconds: seconds.warmup, durationSeconds: seconds.duration,
-    gate: [], tolerances: {}, file: 'test', lines: {},
+    warmupSeconds: seconds.warmup,
+    durationSeconds: seconds.duration,
+    gate: [],
+    tolerances: {},
+    file: 'test',
+    lines: {},
   };
 }
 

@@ -43,7 +43,11 @@ export async function startChunkingProxy(target: { host: string; port: number },
         stats[dir] += n;
         stats.pieces++;
         const ok = to.write(piece);
-        if (!ok) await new Promise<void>((r) => { to.once('drain', r); to.once('close', r); });
+        if (!ok)
+          await new Promise<void>((r) => {
+            to.once('drain', r);
+            to.once('close', r);
+          });
         else if (rnd() < 0.125) await new Promise((r) => setTimeout(r, Math.floor(rnd() * 3)));
         else await new Promise((r) => setImmediate(r));
       }
@@ -69,8 +73,15 @@ export async function startChunkingProxy(target: { host: string; port: number },
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.setNoDelay(true);
-      s.on('error', () => { client.destroy(); upstream.destroy(); });
-      s.on('close', () => { sockets.delete(s); client.destroy(); upstream.destroy(); });
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
     }
     pipe(client, upstream, 'up');
     pipe(upstream, client, 'down');
@@ -87,7 +98,9 @@ export async function startChunkingProxy(target: { host: string; port: number },
       u.port = String(port);
       return u.toString();
     },
-    freeze: () => { frozen = true; },
+    freeze: () => {
+      frozen = true;
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

@@ -43,7 +43,10 @@ export async function runCounted(conn: () => Promise<ChannelModel>, o: { fanout?
     conns.push(cc);
     const ch = await cc.createChannel();
     const ack = ch.ack.bind(ch);
-    ch.ack = (m, all) => { acks.push(Boolean(all)); ack(m, all); };
+    ch.ack = (m, all) => {
+      acks.push(Boolean(all));
+      ack(m, all);
+    };
     const consumer = new Consumer(ch, spec(q, { qos: 100, multiAckEvery: o.multiAck ?? 0 }).workload, q, rec);
     await consumer.start();
     consumers.push({ consumer, ch });
@@ -74,4 +77,3 @@ export async function runCounted(conn: () => Promise<ChannelModel>, o: { fanout?
   }
   return { rec, calls, maxOutstanding, window, acks, left, tapped: tapped(conns) };
 }
-

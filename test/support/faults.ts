@@ -29,11 +29,21 @@ export function baselineText(): string {
   const fp = { tool: 'rabbitmq-perf-gate', toolVersion: '0.1.0', node: 'v24', os: 'Linux', kernel: 'k', cpuModel: 'elsewhere', cores: 64, memoryBytes: 1 };
   const target = { id: 'candidate', label: 'broker', kind: 'docker', amqpUrl: 'amqp://u:***@h', managementUrl: 'http://h', rabbitmqVersion: '3.10.8', erlangVersion: '25', nodes: [] };
   const values = (v: number) => [v, v * 1.01, v * 0.99, v * 1.02, v * 0.98];
-  return JSON.stringify({
-    schemaVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', fingerprint: fp, target, repetitions: 5,
-    scenarios: { one_fast: { metrics: { published_rate: values(5000), consumed_rate: values(5000), latency_p99_ms: values(500) } } },
-    history: [],
-  }, null, 1) + '\n';
+  return (
+    JSON.stringify(
+      {
+        schemaVersion: 1,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        fingerprint: fp,
+        target,
+        repetitions: 5,
+        scenarios: { one_fast: { metrics: { published_rate: values(5000), consumed_rate: values(5000), latency_p99_ms: values(500) } } },
+        history: [],
+      },
+      null,
+      1,
+    ) + '\n'
+  );
 }
 
 /** A workspace with a target file (image, host networking, a password to mask) and a stored baseline. */
@@ -41,10 +51,10 @@ export function faultWorkspace(): string {
   const ws = newWorkspace();
   mkdirSync(join(ws, '.github/rabbitmq-perf'), { recursive: true });
   writeFileSync(join(ws, BASELINE), baselineText());
-  writeFileSync(join(ws, 'fault-target.yml'), [
-    `image: ${IMAGE}`, 'label: faulty', 'network: host',
-    'env:', '  RABBITMQ_DEFAULT_USER: perfgate', `  RABBITMQ_DEFAULT_PASS: ${PASSWORD}`, '',
-  ].join('\n'));
+  writeFileSync(
+    join(ws, 'fault-target.yml'),
+    [`image: ${IMAGE}`, 'label: faulty', 'network: host', 'env:', '  RABBITMQ_DEFAULT_USER: perfgate', `  RABBITMQ_DEFAULT_PASS: ${PASSWORD}`, ''].join('\n'),
+  );
   return ws;
 }
 
@@ -78,9 +88,13 @@ export async function runWithFault(opts: {
   let injectError: string | undefined;
   let armed = true;
   const r = await runAction({
-    workspace, apiUrl: opts.apiUrl, timeoutMs: opts.timeoutMs ?? 240_000,
+    workspace,
+    apiUrl: opts.apiUrl,
+    timeoutMs: opts.timeoutMs ?? 240_000,
     inputs: { target: 'fault-target.yml', 'target-file': 'none', comment: 'never', ...opts.inputs },
-    onSpawn: (p) => { pid = p; },
+    onSpawn: (p) => {
+      pid = p;
+    },
     onStdout: (chunk) => {
       seen += chunk;
       runId ||= runIdOf(seen) ?? '';

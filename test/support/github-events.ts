@@ -30,7 +30,13 @@ export function seedForkPull(gh: GitHubServer, baseRepo: string, opts: { forkOwn
   event.pull_request.head.sha = headSha;
   event.pull_request.head.ref = branch;
   event.pull_request.head.label = `${headRepo.split('/')[0]}:${branch}`;
-  event.pull_request.head.repo = { ...event.pull_request.head.repo, full_name: headRepo, name: headRepo.split('/')[1], fork: true, owner: { ...event.pull_request.head.repo.owner, login: headRepo.split('/')[0] } };
+  event.pull_request.head.repo = {
+    ...event.pull_request.head.repo,
+    full_name: headRepo,
+    name: headRepo.split('/')[1],
+    fork: true,
+    owner: { ...event.pull_request.head.repo.owner, login: headRepo.split('/')[0] },
+  };
   return { number: pull.number, headSha, headRepo, event };
 }
 
@@ -40,7 +46,11 @@ export function workflowRunEvent(o: { headSha: string; headRepo: string; headBra
   const ev = structuredClone(wr.examples.find((e: any) => e.action === 'completed') ?? wr.examples[0]);
   const runId = o.runId ?? 987654321;
   ev.workflow_run = {
-    ...ev.workflow_run, id: runId, event: o.event ?? 'pull_request', head_sha: o.headSha, head_branch: o.headBranch ?? 'patch-1',
+    ...ev.workflow_run,
+    id: runId,
+    event: o.event ?? 'pull_request',
+    head_sha: o.headSha,
+    head_branch: o.headBranch ?? 'patch-1',
     pull_requests: (o.pullRequests ?? []).map((number) => ({ ...ev.workflow_run.pull_requests?.[0], number })),
     html_url: `https://github.com/Codertocat/Hello-World/actions/runs/${runId}`,
     head_repository: { ...ev.workflow_run.head_repository, full_name: o.headRepo },

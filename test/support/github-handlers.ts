@@ -39,7 +39,11 @@ export type Handler = (ctx: HandlerContext) => HandlerResult;
 
 /** Thrown by handlers for error answers; the server adds `documentation_url` and `status`. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly extra: Record<string, unknown> = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
     super(message);
   }
 }
@@ -267,7 +271,15 @@ export const handlers: Record<string, Handler> = {
     const dup = [...repo.pulls.values()].find((p) => p.issue.state === 'open' && p.headRepo === headRepo && p.headRef === headRef && p.baseRef === body.base);
     if (dup) throw validationFailed('PullRequest', undefined, 'custom', `A pull request already exists for ${headRepo.owner.login}:${headRef}.`);
     if (headSha === baseSha) throw validationFailed('PullRequest', undefined, 'custom', `No commits between ${body.base} and ${headRef}`);
-    const pull = ctx.state.newPull(repo, headRepo, { head: headRef, base: body.base, title: body.title!, body: body.body ?? null, user: ctx.user.login, draft: body.draft, maintainerCanModify: body.maintainer_can_modify });
+    const pull = ctx.state.newPull(repo, headRepo, {
+      head: headRef,
+      base: body.base,
+      title: body.title!,
+      body: body.body ?? null,
+      user: ctx.user.login,
+      draft: body.draft,
+      maintainerCanModify: body.maintainer_can_modify,
+    });
     return { status: 201, headers: { location: ctx.objects.api(`repos/${repo.fullName}/pulls/${pull.number}`) }, body: pullJson(ctx, repo, pull, true) };
   },
 

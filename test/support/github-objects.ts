@@ -181,7 +181,15 @@ export class GitHubObjects {
       performed_via_github_app: null,
       reactions: {
         url: `${repoUrl}/issues/comments/${c.id}/reactions`,
-        total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0,
+        total_count: 0,
+        '+1': 0,
+        '-1': 0,
+        laugh: 0,
+        hooray: 0,
+        confused: 0,
+        heart: 0,
+        rocket: 0,
+        eyes: 0,
       },
     };
   }

@@ -121,11 +121,25 @@ export function secondaryRateLimitFault(opts: RequestMatcher & { times?: number;
     times: opts.times,
     status: 429,
     headers: { 'retry-after': String(opts.retryAfter ?? 1) },
-    body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits', status: '429' },
+    body: {
+      message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+      status: '429',
+    },
   };
 }
 
-const DEFAULT_MESSAGES: Record<number, string> = { 401: 'Bad credentials', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 422: 'Validation Failed', 429: 'Too Many Requests', 500: 'Server Error', 502: 'Server Error', 503: 'Service Unavailable' };
+const DEFAULT_MESSAGES: Record<number, string> = {
+  401: 'Bad credentials',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  422: 'Validation Failed',
+  429: 'Too Many Requests',
+  500: 'Server Error',
+  502: 'Server Error',
+  503: 'Service Unavailable',
+};
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function matches(rule: RequestMatcher, method: string, paths: string[]): boolean {
@@ -239,9 +253,7 @@ export async function startGitHubServer(opts: GitHubServerOptions = {}): Promise
     const match = matchRoute(method, url.pathname);
     if (match.kind !== 'ok') {
       violations.push(
-        match.kind === 'no-path'
-          ? `request: ${method} ${url.pathname} is not a path in GitHub's REST API`
-          : `request: ${method} is not a method of ${match.template} in GitHub's REST API`,
+        match.kind === 'no-path' ? `request: ${method} ${url.pathname} is not a path in GitHub's REST API` : `request: ${method} is not a method of ${match.template} in GitHub's REST API`,
       );
       return error(404, 'Not Found');
     }

@@ -19,10 +19,7 @@ export interface SpecOperation {
   parameters: Json[];
 }
 
-export type RouteMatch =
-  | { kind: 'ok'; operation: SpecOperation; rawParams: Record<string, string> }
-  | { kind: 'no-path' }
-  | { kind: 'no-method'; template: string };
+export type RouteMatch = { kind: 'ok'; operation: SpecOperation; rawParams: Record<string, string> } | { kind: 'no-path' } | { kind: 'no-method'; template: string };
 
 export interface RequestProblem {
   status: 400 | 404 | 422;
@@ -87,7 +84,9 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
       continue;
     }
     const rawParams: Record<string, string> = {};
-    route.names.forEach((name, i) => { rawParams[name] = found[i + 1]; });
+    route.names.forEach((name, i) => {
+      rawParams[name] = found[i + 1];
+    });
     const byKey = new Map<string, Json>();
     for (const p of [...(route.item.parameters ?? []), ...(op.parameters ?? [])]) byKey.set(`${p.in}:${p.name}`, p);
     const operation: SpecOperation = { operationId: op.operationId, method: m, template: route.template, op, parameters: [...byKey.values()] };
@@ -194,7 +193,7 @@ export function validateRequest(
   search: URLSearchParams,
   rawBody: string,
   contentType: string | undefined,
-): ParsedRequest & { body: unknown } | { problem: RequestProblem } {
+): (ParsedRequest & { body: unknown }) | { problem: RequestProblem } {
   const where = `${operation.method.toUpperCase()} ${operation.template} (${operation.operationId})`;
   const invalid = (detail: string): { problem: RequestProblem } => ({
     problem: { status: 422, message: `Invalid request.\n\n${detail}`, violation: `${where}: ${detail}` },

@@ -172,7 +172,12 @@ export class GitHubState {
       repo.blobs.set(sha, buf);
       files.set(path, sha);
     }
-    const treeSha = sha1([...files].sort().map(([p, s]) => `${p}\0${s}`).join('\n'));
+    const treeSha = sha1(
+      [...files]
+        .sort()
+        .map(([p, s]) => `${p}\0${s}`)
+        .join('\n'),
+    );
     const date = this.timestamp();
     const sha = sha1(`commit ${treeSha} ${parent ?? ''} ${message} ${date} ${++this.seq.commit}`);
     const who = author ?? { name: 'Monalisa Octocat', email: 'octocat@users.noreply.example' };
@@ -272,9 +277,22 @@ export class GitHubState {
     return this.newPull(repo, repo, { ...opts, base, title: opts.title ?? `Pull request from ${opts.head}` });
   }
 
-  newPull(repo: RepoRec, headRepo: RepoRec, opts: { head: string; base: string; title: string; body?: string | null; user?: string; number?: number; draft?: boolean; maintainerCanModify?: boolean }): PullRec {
+  newPull(
+    repo: RepoRec,
+    headRepo: RepoRec,
+    opts: { head: string; base: string; title: string; body?: string | null; user?: string; number?: number; draft?: boolean; maintainerCanModify?: boolean },
+  ): PullRec {
     const issue = this.newIssue(repo, { title: opts.title, body: opts.body, user: opts.user, number: opts.number, isPull: true });
-    const pull: PullRec = { number: issue.number, id: ++this.seq.pull, issue, headRepo, headRef: opts.head, baseRef: opts.base, draft: opts.draft ?? false, maintainerCanModify: opts.maintainerCanModify ?? false };
+    const pull: PullRec = {
+      number: issue.number,
+      id: ++this.seq.pull,
+      issue,
+      headRepo,
+      headRef: opts.head,
+      baseRef: opts.base,
+      draft: opts.draft ?? false,
+      maintainerCanModify: opts.maintainerCanModify ?? false,
+    };
     repo.pulls.set(pull.number, pull);
     return pull;
   }

@@ -78,11 +78,17 @@ const OURS = /^(\.\/|rabbitmq-perf-gate\/rabbitmq-perf-gate@)/;
 /** GitHub's expression evaluator over plain JSON contexts; `status` is the job's status so far. */
 export function evaluate(expr: string, ctx: Record<string, unknown>, status: 'success' | 'failure' = 'success'): data.ExpressionData {
   const lexed = new Lexer(expr).lex();
-  const parsed = new Parser(lexed.tokens, CONTEXTS, STATUS.map((name) => ({ name, minArgs: 0, maxArgs: 0 }))).parse();
+  const parsed = new Parser(
+    lexed.tokens,
+    CONTEXTS,
+    STATUS.map((name) => ({ name, minArgs: 0, maxArgs: 0 })),
+  ).parse();
   const fn = (name: string, value: boolean) => ({ name, minArgs: 0, maxArgs: 0, call: () => new data.BooleanData(value) });
   const functions = new Map([
-    ['always', fn('always', true)], ['success', fn('success', status === 'success')],
-    ['failure', fn('failure', status === 'failure')], ['cancelled', fn('cancelled', false)],
+    ['always', fn('always', true)],
+    ['success', fn('success', status === 'success')],
+    ['failure', fn('failure', status === 'failure')],
+    ['cancelled', fn('cancelled', false)],
   ]);
   const context = JSON.parse(JSON.stringify(Object.fromEntries(CONTEXTS.map((c) => [c, ctx[c] ?? {}]))), data.reviver) as data.Dictionary;
   return new Evaluator(parsed, context, functions).evaluate();
@@ -103,14 +109,12 @@ export function condition(cond: unknown, ctx: Record<string, unknown>, status: '
   return truthy(evaluate(expr, ctx, status));
 }
 
-const mapImages = (text: string, images: Record<string, string>) =>
-  Object.entries(images).reduce((t, [from, to]) => t.split(from).join(to), text);
+const mapImages = (text: string, images: Record<string, string>) => Object.entries(images).reduce((t, [from, to]) => t.split(from).join(to), text);
 
 function combinations(matrix: Record<string, unknown> | undefined): Array<Record<string, unknown> | undefined> {
   if (!matrix) return [undefined];
   if ('include' in matrix || 'exclude' in matrix) throw new Error('workflow-runner: matrix include/exclude is not supported');
-  return Object.entries(matrix).reduce<Array<Record<string, unknown>>>(
-    (acc, [k, values]) => acc.flatMap((c) => (values as unknown[]).map((v) => ({ ...c, [k]: v }))), [{}]);
+  return Object.entries(matrix).reduce<Array<Record<string, unknown>>>((acc, [k, values]) => acc.flatMap((c) => (values as unknown[]).map((v) => ({ ...c, [k]: v }))), [{}]);
 }
 
 const writes = (perms: unknown) => perms === 'write-all' || (typeof perms === 'object' && perms !== null && Object.values(perms).includes('write'));
@@ -139,12 +143,27 @@ async function runOne(world: World, wf: any, spec: any, run: JobRun & { workspac
   const formDefaults = Object.fromEntries(Object.entries(wf.on?.workflow_dispatch?.inputs ?? {}).map(([k, v]: [string, any]) => [k, v?.default === undefined ? '' : String(v.default)]));
   const ctx: Record<string, any> = {
     github: {
-      event: run.event, event_name: run.eventName, repository: 'Codertocat/Hello-World', repository_owner: 'Codertocat',
-      ref, ref_name: ref.replace(/^refs\/(heads|tags)\//, ''), sha: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821', run_id: '1234',
-      token, workspace: run.workspace, server_url: 'https://github.com', api_url: world.gh.url,
+      event: run.event,
+      event_name: run.eventName,
+      repository: 'Codertocat/Hello-World',
+      repository_owner: 'Codertocat',
+      ref,
+      ref_name: ref.replace(/^refs\/(heads|tags)\//, ''),
+      sha: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
+      run_id: '1234',
+      token,
+      workspace: run.workspace,
+      server_url: 'https://github.com',
+      api_url: world.gh.url,
     },
     inputs: run.eventName === 'workflow_dispatch' ? { ...formDefaults, ...run.inputs } : {},
-    matrix: matrix ?? {}, needs: run.needs ?? {}, runner: { temp, os: 'Linux' }, steps: {}, env: {}, vars: {}, secrets: {},
+    matrix: matrix ?? {},
+    needs: run.needs ?? {},
+    runner: { temp, os: 'Linux' },
+    steps: {},
+    env: {},
+    vars: {},
+    secrets: {},
     strategy: {},
   };
   const record: JobRecord = { result: 'success', matrix, steps: [], post: [], token };
@@ -170,15 +189,32 @@ async function runOne(world: World, wf: any, spec: any, run: JobRun & { workspac
       const outFile = join(temp, `output-${i}`);
       writeFileSync(outFile, '');
       const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', mapImages(interpolate(step.run, sctx), world.images)], {
-        cwd: run.workspace, encoding: 'utf8', timeout: 300_000,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: run.workspace, GITHUB_OUTPUT: outFile, RUNNER_TEMP: temp, GITHUB_EVENT_NAME: run.eventName, GITHUB_REF: ref, ...env },
+        cwd: run.workspace,
+        encoding: 'utf8',
+        timeout: 300_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/root',
+          GITHUB_ACTIONS: 'true',
+          GITHUB_WORKSPACE: run.workspace,
+          GITHUB_OUTPUT: outFile,
+          RUNNER_TEMP: temp,
+          GITHUB_EVENT_NAME: run.eventName,
+          GITHUB_REF: ref,
+          ...env,
+        },
       });
       outputs = simpleOutputs(readFileSync(outFile, 'utf8'));
       rec = { id: step.id, label, outcome: r.status === 0 ? 'success' : 'failure', log: `${r.stdout}${r.stderr}` };
     } else if (OURS.test(step.uses ?? '')) {
       const inputs = ourInputs(w, sctx, world);
       const action = await runAction({
-        workspace: run.workspace, apiUrl: world.gh.url, event: run.event, eventName: run.eventName, inputs, timeoutMs: 300_000,
+        workspace: run.workspace,
+        apiUrl: world.gh.url,
+        event: run.event,
+        eventName: run.eventName,
+        inputs,
+        timeoutMs: 300_000,
         env: { GITHUB_REF: ref, GITHUB_REF_NAME: ctx.github.ref_name, RUNNER_TEMP: temp, ...env },
       });
       posts.push({ state: Object.fromEntries([...action.stdout.matchAll(/^::save-state name=([^:]+)::(.*)$/gm)].map((m) => [m[1], m[2]])), inputs, env });
@@ -199,7 +235,18 @@ async function runOne(world: World, wf: any, spec: any, run: JobRun & { workspac
   }
   // Post steps, last first, as the runner does: our action's clean-up net.
   for (const p of posts.reverse()) {
-    record.post.push(await runAction({ workspace: run.workspace, apiUrl: world.gh.url, event: run.event, eventName: run.eventName, entry: 'post', inputs: p.inputs, state: p.state, env: { GITHUB_REF: ref, RUNNER_TEMP: temp, ...p.env } }));
+    record.post.push(
+      await runAction({
+        workspace: run.workspace,
+        apiUrl: world.gh.url,
+        event: run.event,
+        eventName: run.eventName,
+        entry: 'post',
+        inputs: p.inputs,
+        state: p.state,
+        env: { GITHUB_REF: ref, RUNNER_TEMP: temp, ...p.env },
+      }),
+    );
   }
   record.result = status;
   return record;
@@ -208,8 +255,11 @@ async function runOne(world: World, wf: any, spec: any, run: JobRun & { workspac
 /** action.yml's defaults (evaluated) under the step's `with:`, plus the test's size for measuring modes. */
 function ourInputs(w: Record<string, string>, ctx: Record<string, unknown>, world: World): Record<string, string> {
   for (const k of Object.keys(w)) if (!(k in ACTION.inputs)) throw new Error(`workflow-runner: action.yml declares no input "${k}"`);
-  const defaults = Object.fromEntries(Object.entries(ACTION.inputs as Record<string, { default?: string }>)
-    .filter(([, v]) => v.default !== undefined).map(([k, v]) => [k, interpolate(String(v.default), ctx)]));
+  const defaults = Object.fromEntries(
+    Object.entries(ACTION.inputs as Record<string, { default?: string }>)
+      .filter(([, v]) => v.default !== undefined)
+      .map(([k, v]) => [k, interpolate(String(v.default), ctx)]),
+  );
   const inputs = { ...defaults, ...w };
   return ['check', 'refresh'].includes(inputs.mode) ? { ...inputs, ...world.size } : inputs;
 }
@@ -228,7 +278,7 @@ function upload(world: World, workspace: string, w: Record<string, string>): Pic
   const path = join(workspace, w.path);
   const store = join(world.artifacts, name);
   if (existsSync(store)) return { outcome: 'failure', log: `an artifact named ${name} was already uploaded (409 Conflict)` };
-  if (!existsSync(path) || (readdirSync(path).length === 0)) {
+  if (!existsSync(path) || readdirSync(path).length === 0) {
     const mode = w['if-no-files-found'] || 'warn';
     return { outcome: mode === 'error' ? 'failure' : 'success', log: `no files at ${w.path} (${mode})` };
   }
@@ -244,7 +294,12 @@ function download(world: World, workspace: string, w: Record<string, string>): P
     cpSync(store, dest, { recursive: true });
     return { outcome: 'success', log: `downloaded ${w.name} to ${dest}` };
   }
-  const pattern = new RegExp(`^${(w.pattern || '*').split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const pattern = new RegExp(
+    `^${(w.pattern || '*')
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   const names = existsSync(world.artifacts) ? readdirSync(world.artifacts).filter((n) => pattern.test(n)) : [];
   mkdirSync(dest, { recursive: true });
   for (const n of names) cpSync(join(world.artifacts, n), w['merge-multiple'] === 'true' ? dest : join(dest, n), { recursive: true });

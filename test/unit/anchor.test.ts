@@ -10,29 +10,58 @@ import { anchoredReference, anchorOf, ANCHOR_ID, movedTagNote, type AnchorProbe 
 import type { Baseline, BrokerAnchor, DockerTargetSpec, TargetInfo } from '../../src/schema/types';
 
 const info = (over: Partial<TargetInfo> = {}): TargetInfo => ({
-  id: 'candidate', label: 'c', kind: 'docker', amqpUrl: 'amqp://x', managementUrl: 'http://x', rabbitmqVersion: '3.10.8', erlangVersion: '25', nodes: [],
-  image: 'rabbitmq:3.10', imageId: 'sha256:aaaaaaaaaaaaaaaa', repoDigests: [], ...over,
+  id: 'candidate',
+  label: 'c',
+  kind: 'docker',
+  amqpUrl: 'amqp://x',
+  managementUrl: 'http://x',
+  rabbitmqVersion: '3.10.8',
+  erlangVersion: '25',
+  nodes: [],
+  image: 'rabbitmq:3.10',
+  imageId: 'sha256:aaaaaaaaaaaaaaaa',
+  repoDigests: [],
+  ...over,
 });
 
 function docker(config: string[] = []): DockerTargetSpec {
   return {
-    id: 'candidate', label: 'c', kind: 'docker', image: 'rabbitmq:3.10', configFiles: config, nodes: 1,
-    env: { RABBITMQ_DEFAULT_PASS: 'hunter2', RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 2:1' }, cpus: 1.5, setup: ['rabbitmqctl set_policy x ".*" {}'], network: 'host',
+    id: 'candidate',
+    label: 'c',
+    kind: 'docker',
+    image: 'rabbitmq:3.10',
+    configFiles: config,
+    nodes: 1,
+    env: { RABBITMQ_DEFAULT_PASS: 'hunter2', RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 2:1' },
+    cpus: 1.5,
+    setup: ['rabbitmqctl set_policy x ".*" {}'],
+    network: 'host',
   };
 }
 
 const baseline = (anchor?: BrokerAnchor, kind: 'docker' | 'url' = 'docker'): Baseline => ({
-  schemaVersion: 1, createdAt: '2026-11-20T10:00:00.000Z', fingerprint: {} as Baseline['fingerprint'], target: info({ kind }), repetitions: 3,
-  scenarios: {}, history: [], ...(anchor ? { anchor } : {}),
+  schemaVersion: 1,
+  createdAt: '2026-11-20T10:00:00.000Z',
+  fingerprint: {} as Baseline['fingerprint'],
+  target: info({ kind }),
+  repetitions: 3,
+  scenarios: {},
+  history: [],
+  ...(anchor ? { anchor } : {}),
 });
 
 function probe(present: string[], pullable: string[] = [], down = false): AnchorProbe & { pulls: string[] } {
   const pulls: string[] = [];
   return {
     pulls,
-    dockerAvailable: async () => { if (down) throw new Error('the Docker daemon is not reachable (Cannot connect)'); },
+    dockerAvailable: async () => {
+      if (down) throw new Error('the Docker daemon is not reachable (Cannot connect)');
+    },
     imageExists: async (ref) => present.includes(ref),
-    tryPull: async (ref) => { pulls.push(ref); return pullable.includes(ref); },
+    tryPull: async (ref) => {
+      pulls.push(ref);
+      return pullable.includes(ref);
+    },
   };
 }
 
@@ -102,7 +131,8 @@ describe('movedTagNote', () => {
   it('only when the candidate runs the same tag and it now names another image', async () => {
     const a = (await anchorOf(docker(), info()))!;
     expect(movedTagNote(a, info({ imageId: 'sha256:dddddddddddddddd' }))).toBe(
-      "rabbitmq:3.10 names another image than at the refresh (aaaaaaaaaaaa → dddddddddddd): the new image is A/B'd against the old one");
+      "rabbitmq:3.10 names another image than at the refresh (aaaaaaaaaaaa → dddddddddddd): the new image is A/B'd against the old one",
+    );
     expect(movedTagNote(a, info())).toBeUndefined();
     expect(movedTagNote(a, info({ image: 'my/rabbitmq:pr-1', imageId: 'sha256:dddd' }))).toBeUndefined();
     expect(movedTagNote(undefined, info())).toBeUndefined();

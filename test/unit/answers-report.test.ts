@@ -22,24 +22,49 @@ function report(factor: number, noise: number, pairs: number): RunReport {
     for (let i = 0; i < pairs; i++) {
       const base = 20_000 * (1 + random() * 0.3);
       const e = (random() - 0.5) * 2 * noise;
-      for (const [target, v] of [['reference', base], ['candidate', base * factor * (1 + e)]] as const) {
-        trials.push({ scenario: s.id, target, trial: i, order: trials.length, startedAt: '2026-11-27T00:00:00Z', valid: true,
-          metrics: Object.fromEntries(s.gate.map((m) => [m, v])), series: [], histograms: {} });
+      for (const [target, v] of [
+        ['reference', base],
+        ['candidate', base * factor * (1 + e)],
+      ] as const) {
+        trials.push({
+          scenario: s.id,
+          target,
+          trial: i,
+          order: trials.length,
+          startedAt: '2026-11-27T00:00:00Z',
+          valid: true,
+          metrics: Object.fromEntries(s.gate.map((m) => [m, v])),
+          series: [],
+          histograms: {},
+        });
       }
     }
   }
   const j = judge({ scenarios, trials, candidate: { id: 'candidate', label: 'head', values: {} }, sameRun: { id: 'reference', label: 'base' }, judged: true, incomplete: false });
   const target = (id: string, label: string) => ({ id, label, kind: 'docker' as const, amqpUrl: 'amqp://x', managementUrl: 'http://x', rabbitmqVersion: '3.10.8', erlangVersion: '25', nodes: [] });
   return {
-    schemaVersion: 1, tool: { name: 'rabbitmq-perf-gate', version: 'test' }, createdAt: '2026-11-27T00:00:00Z', mode: 'run',
+    schemaVersion: 1,
+    tool: { name: 'rabbitmq-perf-gate', version: 'test' },
+    createdAt: '2026-11-27T00:00:00Z',
+    mode: 'run',
     fingerprint: { tool: 'rabbitmq-perf-gate', toolVersion: 'test', node: 'v24', os: 'Linux', kernel: '6', cpuModel: 'cpu', cores: 2, memoryBytes: 2 ** 33 },
-    preset: 'test', repetitions: pairs, seed: 7, scenarios, targets: [target('candidate', 'head'), target('reference', 'base')], candidate: 'candidate',
-    trials, ...j, errors: [], durationSeconds: 60,
+    preset: 'test',
+    repetitions: pairs,
+    seed: 7,
+    scenarios,
+    targets: [target('candidate', 'head'), target('reference', 'base')],
+    candidate: 'candidate',
+    trials,
+    ...j,
+    errors: [],
+    durationSeconds: 60,
   };
 }
 
 const formats = (r: RunReport) => ({
-  comment: renderComment(r, { name: 'gate' }).split('\n').find((l) => l.startsWith('## '))!,
+  comment: renderComment(r, { name: 'gate' })
+    .split('\n')
+    .find((l) => l.startsWith('## '))!,
   summary: renderSummary(r, { name: 'gate' }).split('\n')[0],
   terminal: terminalTable(r, false).split('\n')[0],
   html: /<h1>([\s\S]*?)<\/h1>/.exec(renderHtml(r, { name: 'gate' }))![1],

@@ -28,10 +28,13 @@ function specifiers(text: string): string[] {
 
 /** The src/ modules `file` imports, as absolute .ts paths. */
 function localImports(file: string): string[] {
-  return specifiers(readFileSync(file, 'utf8')).filter((s) => s.startsWith('.')).map((s) => {
-    const target = resolve(dirname(file), s);
-    return target.endsWith('.ts') ? target : `${target}.ts`;
-  }).filter((t) => t.startsWith(SRC));
+  return specifiers(readFileSync(file, 'utf8'))
+    .filter((s) => s.startsWith('.'))
+    .map((s) => {
+      const target = resolve(dirname(file), s);
+      return target.endsWith('.ts') ? target : `${target}.ts`;
+    })
+    .filter((t) => t.startsWith(SRC));
 }
 
 /** Import cycles in a graph of modules (Tarjan's strongly connected components of two or more). */
@@ -71,7 +74,9 @@ const FORBIDDEN: Array<{ stages: string[]; packages: RegExp; why: string }> = [
 
 describe('architecture', () => {
   it('every stage folder is in the order', () => {
-    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     for (const f of folders) expect(ORDER, `src/${f}/ is not in the architecture test's stage order`).toContain(f);
   });
 
@@ -110,7 +115,13 @@ describe('architecture', () => {
     expect(localImports(join(SRC, 'workload/scheduler.ts'))).toContain(join(SRC, 'workload/producer.ts'));
     expect(specifiers(readFileSync(join(SRC, 'workload/pool.ts'), 'utf8'))).toContain('amqplib');
     expect(specifiers(readFileSync(join(SRC, 'github/client.ts'), 'utf8'))).toContain('@actions/github');
-    const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts', 'd.ts']], ['d.ts', []], ['e.ts', ['a.ts']]]);
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'd.ts']],
+      ['d.ts', []],
+      ['e.ts', ['a.ts']],
+    ]);
     expect(cycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 });

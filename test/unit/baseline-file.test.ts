@@ -17,10 +17,25 @@ const target = { id: 'candidate', label: 'b', kind: 'url' as const, amqpUrl: 'am
 
 function report(values: number[]): RunReport {
   return {
-    schemaVersion: 1, tool: { name: 't', version: '1' }, createdAt: new Date().toISOString(), mode: 'refresh', fingerprint: fp,
-    preset: 'smoke', repetitions: values.length, seed: 1, scenarios: [], targets: [target], candidate: 'candidate',
+    schemaVersion: 1,
+    tool: { name: 't', version: '1' },
+    createdAt: new Date().toISOString(),
+    mode: 'refresh',
+    fingerprint: fp,
+    preset: 'smoke',
+    repetitions: values.length,
+    seed: 1,
+    scenarios: [],
+    targets: [target],
+    candidate: 'candidate',
     trials: values.map((v, i) => ({ scenario: 'one_fast', target: 'candidate', trial: i, order: i, startedAt: '', valid: true, metrics: { consumed_rate: v }, series: [], histograms: {} })),
-    comparisons: [], decidedBy: '', verdict: 'pass', regressions: 0, improvements: 0, errors: [], durationSeconds: 1,
+    comparisons: [],
+    decidedBy: '',
+    verdict: 'pass',
+    regressions: 0,
+    improvements: 0,
+    errors: [],
+    durationSeconds: 1,
   };
 }
 
@@ -35,7 +50,10 @@ describe('reading', () => {
       ['{"scenarios": {}}', /no schemaVersion/],
       ['{"schemaVersion": 99, "scenarios": {}}', /schema version 99, newer than/],
       ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {"m": [1, "x"]}}}, "fingerprint": {}}', /the baseline file is malformed: \/scenarios\/a\/metrics\/m\/1 must be number/],
-      ['{"schemaVersion": 1, "scenarios": {"a": {"metrics": {}, "window": {"warmupSeconds": "1"}}}, "fingerprint": {}}', /the baseline file is malformed: \/scenarios\/a\/window must have required property 'durationSeconds'/],
+      [
+        '{"schemaVersion": 1, "scenarios": {"a": {"metrics": {}, "window": {"warmupSeconds": "1"}}}, "fingerprint": {}}',
+        /the baseline file is malformed: \/scenarios\/a\/window must have required property 'durationSeconds'/,
+      ],
     ];
     for (const [text, msg] of cases) {
       const f = join(d, 'b.json');
@@ -75,12 +93,18 @@ describe('reading', () => {
     expect(windowMismatch(b, [oneFast])).toBeUndefined();
     expect(windowMismatch(b, [{ ...oneFast, durationSeconds: 2 }])).toBe("the baseline's trials used another warm-up or window: one_fast (1+5 s → 1+2 s)");
     // With another runner too, both reasons are given (a stored comparison then warns, never fails).
-    expect(storedMismatch(b, { ...fp, cores: 4 }, target, [{ ...oneFast, durationSeconds: 2 }]))
-      .toBe("the runner differs from the baseline's: core count (2 → 4); the baseline's trials used another warm-up or window: one_fast (1+5 s → 1+2 s)");
+    expect(storedMismatch(b, { ...fp, cores: 4 }, target, [{ ...oneFast, durationSeconds: 2 }])).toBe(
+      "the runner differs from the baseline's: core count (2 → 4); the baseline's trials used another warm-up or window: one_fast (1+5 s → 1+2 s)",
+    );
     expect(storedMismatch(b, fp, target, [oneFast])).toBeUndefined();
     // A file from before windows were recorded is taken as it is; so is a scenario it lacks.
     delete b.scenarios.one_fast.window;
-    expect(windowMismatch(b, [{ ...oneFast, durationSeconds: 2 }, { ...oneFast, id: 'other' }])).toBeUndefined();
+    expect(
+      windowMismatch(b, [
+        { ...oneFast, durationSeconds: 2 },
+        { ...oneFast, id: 'other' },
+      ]),
+    ).toBeUndefined();
   });
 });
 
@@ -89,10 +113,18 @@ describe('atomic write', () => {
     const d = dir();
     const entry = join(d, 'writer.mjs');
     await build({
-      stdin: { contents: `import { writeFileAtomic } from ${JSON.stringify(resolve('src/compare/stored.ts'))};
+      stdin: {
+        contents: `import { writeFileAtomic } from ${JSON.stringify(resolve('src/compare/stored.ts'))};
         const big = JSON.stringify({ schemaVersion: 1, pad: 'x'.repeat(64 * 1024 * 1024) });
-        process.stdout.write('go\\n'); writeFileAtomic(process.argv[2], big);`, resolveDir: process.cwd(), loader: 'ts' },
-      bundle: true, platform: 'node', format: 'esm', outfile: entry, logLevel: 'silent',
+        process.stdout.write('go\\n'); writeFileAtomic(process.argv[2], big);`,
+        resolveDir: process.cwd(),
+        loader: 'ts',
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: entry,
+      logLevel: 'silent',
     });
     const target = join(d, 'baseline.json');
     const old = JSON.stringify({ schemaVersion: 1, old: true });

@@ -10,7 +10,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const spec = { pairs: 6, image: IMAGES.v3, write: false, config: [] as string[], modes: list('a,b'), cpus: numberList('1.3,1.2'), json: optional(), tol: optional('number') };
 
 describe('bench argument parser', () => {
-  it('gives each option its default\'s type, and the given values converted', () => {
+  it("gives each option its default's type, and the given values converted", () => {
     expect(benchArgs(spec, { argv: [] }).values).toEqual({ pairs: 6, image: IMAGES.v3, write: false, config: [], modes: ['a', 'b'], cpus: [1.3, 1.2], json: undefined, tol: undefined });
     const given = benchArgs(spec, { argv: ['--pairs', '12', '--write', '--config', 'a.conf', '--config', 'b.conf', '--modes', 'x', '--cpus', '0.5, 2', '--json', 'out.json', '--tol', '0.1'] }).values;
     expect(given).toEqual({ pairs: 12, image: IMAGES.v3, write: true, config: ['a.conf', 'b.conf'], modes: ['x'], cpus: [0.5, 2], json: 'out.json', tol: 0.1 });
@@ -30,7 +30,11 @@ describe('bench argument parser', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^A runner's noise, per gating metric/);
     expect(help.stdout).toContain('node bench/aa-noise.mjs rabbitmq-perf-gate-report/report.json');
-    const bad = spawnSync(process.execPath, ['--input-type=module', '-e', `import { benchArgs } from '${join(ROOT, 'bench/lib/args.mjs')}'; benchArgs({ pairs: 6 }, { script: 'x', argv: ['--pairs', 'six'] });`], { encoding: 'utf8' });
+    const bad = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { benchArgs } from '${join(ROOT, 'bench/lib/args.mjs')}'; benchArgs({ pairs: 6 }, { script: 'x', argv: ['--pairs', 'six'] });`],
+      { encoding: 'utf8' },
+    );
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim()).toBe('x: --pairs must be a number, got "six" (--help shows the options)');
   });

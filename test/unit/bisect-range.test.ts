@@ -23,7 +23,10 @@ const c4 = repo.commit({ a: '4' }, 'four');
 afterAll(() => rmSync(repo.dir, { recursive: true, force: true }));
 
 async function error(p: Promise<unknown>): Promise<GateError> {
-  const e = await p.then(() => undefined, (x) => x);
+  const e = await p.then(
+    () => undefined,
+    (x) => x,
+  );
   expect(e).toBeInstanceOf(GateError);
   return e as GateError;
 }

@@ -7,9 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type AbRequest, bisectStatus, newState, nextProbe, openState, outcomeOf, saveState, searchBisect, type SearchDeps, stepDesign, stepFromReport,
-} from '../../src/compare/bisect';
+import { type AbRequest, bisectStatus, newState, nextProbe, openState, outcomeOf, saveState, searchBisect, type SearchDeps, stepDesign, stepFromReport } from '../../src/compare/bisect';
 import type { BisectState, Comparison, RunReport, Verdict } from '../../src/schema/types';
 import { GateError } from '../../src/schema/errors';
 
@@ -22,11 +20,39 @@ const def = (n = 8) => ({ images: images(n), scenarios: 'one_fast', duration: 2,
 /** A finished A/B's report as the pipeline gives it, with one paired gating comparison. */
 function report(verdict: Verdict, ratio: number, extra: Partial<RunReport> = {}): RunReport {
   const c: Comparison = {
-    scenario: 'one_fast', metric: 'consumed_rate', unit: 'msg/s', direction: 'higher', against: 'good-end', baselineLabel: 'good', candidateLabel: 'cand',
-    nBaseline: 8, nCandidate: 8, baselineMedian: 1000, candidateMedian: 1000 * ratio, ratio, ciLow: ratio * 0.95, ciHigh: ratio * 1.05,
-    pValue: 0.01, pAdjusted: 0.01, tolerance: 0.1, change: 'same', verdict, reason: `the rule said ${verdict}`, gating: true, paired: true,
+    scenario: 'one_fast',
+    metric: 'consumed_rate',
+    unit: 'msg/s',
+    direction: 'higher',
+    against: 'good-end',
+    baselineLabel: 'good',
+    candidateLabel: 'cand',
+    nBaseline: 8,
+    nCandidate: 8,
+    baselineMedian: 1000,
+    candidateMedian: 1000 * ratio,
+    ratio,
+    ciLow: ratio * 0.95,
+    ciHigh: ratio * 1.05,
+    pValue: 0.01,
+    pAdjusted: 0.01,
+    tolerance: 0.1,
+    change: 'same',
+    verdict,
+    reason: `the rule said ${verdict}`,
+    gating: true,
+    paired: true,
   };
-  return { verdict, comparisons: [c], errors: [], seed: 7, repetitions: 12, sequential: { looks: [8, 12], level: 0.03, family: 1, futility: 0.1, stopped: { one_fast: 8 }, fixedPairs: 12, savedSeconds: 0 }, decidedBy: 'same-run A/B', ...extra } as unknown as RunReport;
+  return {
+    verdict,
+    comparisons: [c],
+    errors: [],
+    seed: 7,
+    repetitions: 12,
+    sequential: { looks: [8, 12], level: 0.03, family: 1, futility: 0.1, stopped: { one_fast: 8 }, fixedPairs: 12, savedSeconds: 0 },
+    decidedBy: 'same-run A/B',
+    ...extra,
+  } as unknown as RunReport;
 }
 
 /** Scripted A/Bs: image position → verdicts in order (the last repeats); 'boot' throws a start failure. */
@@ -45,8 +71,11 @@ function deps(script: Record<number, Array<Verdict | 'boot'>>, over: Partial<Sea
       return report(v, v === 'fail' ? 0.8 : 1);
     },
     candidateFailed: (e) => e === bootError,
-    save: () => undefined, log: () => undefined, describe: (e) => (e as Error).message,
-    design: { looks: [8, 12] }, timeLimitSeconds: 0,
+    save: () => undefined,
+    log: () => undefined,
+    describe: (e) => (e as Error).message,
+    design: { looks: [8, 12] },
+    timeLimitSeconds: 0,
     ...over,
   };
 }
@@ -82,14 +111,22 @@ describe('bisect search', () => {
     expect(nextProbe(s)).toBe(3);
     const d = deps(regressFrom(8, 4));
     const { state } = await searchBisect(s, d);
-    expect(state.steps.map((x) => [x.index, x.outcome])).toEqual([[3, 'good'], [5, 'bad'], [4, 'bad']]);
+    expect(state.steps.map((x) => [x.index, x.outcome])).toEqual([
+      [3, 'good'],
+      [5, 'bad'],
+      [4, 'bad'],
+    ]);
     expect(state.steps[0]).toMatchObject({ verdict: 'pass', metric: 'consumed_rate', ratio: 1, pairs: 8, looks: [8, 12], attempt: 1 });
   });
 
   it('an image that cannot be started is skipped and named, and the one next to the middle is tried', async () => {
     const d = deps({ ...regressFrom(8, 4), 5: ['boot'] });
     const { state } = await searchBisect(newState(def()), d);
-    expect(state.steps.map((x) => [x.index, x.outcome])).toEqual([[3, 'good'], [5, 'skipped'], [4, 'bad']]);
+    expect(state.steps.map((x) => [x.index, x.outcome])).toEqual([
+      [3, 'good'],
+      [5, 'skipped'],
+      [4, 'bad'],
+    ]);
     expect(state.steps[1].note).toMatch(/could not be pulled or started: container exited/);
     const st = bisectStatus(state);
     expect(st).toMatchObject({ state: 'found', culprit: 4, skipped: [5], verdicts: 2 });
@@ -104,14 +141,17 @@ describe('bisect search', () => {
     expect(st.skipped).toEqual([3]);
   });
 
-  it('an undecided image is A/B\'d again with a wider cap, never guessed; still undecided, it is left out and named', async () => {
+  it("an undecided image is A/B'd again with a wider cap, never guessed; still undecided, it is left out and named", async () => {
     expect(stepDesign({ looks: [10, 12, 16, 24, 32, 40] }, 2)).toEqual({ looks: [10, 12, 16, 24, 32, 40, 80] });
     expect(stepDesign({ looks: [8, 12] }, 3)).toEqual({ looks: [8, 12, 24, 36] });
     expect(stepDesign({ repetitions: 24 }, 2)).toEqual({ repetitions: 48 });
     // Image 4 (index 3) is undecided, then decided on its repeat.
     const once = deps({ ...regressFrom(8, 5), 3: ['inconclusive', 'pass'] });
     const a = await searchBisect(newState(def()), once);
-    expect(a.state.steps.slice(0, 2).map((x) => [x.index, x.outcome, x.attempt])).toEqual([[3, 'undecided', 1], [3, 'good', 2]]);
+    expect(a.state.steps.slice(0, 2).map((x) => [x.index, x.outcome, x.attempt])).toEqual([
+      [3, 'undecided', 1],
+      [3, 'good', 2],
+    ]);
     expect(once.calls[1].looks).toEqual([8, 12, 24]);
     expect(bisectStatus(a.state)).toMatchObject({ state: 'found', culprit: 5 });
     // Always undecided: after two attempts the search goes on around it and names it.
@@ -128,10 +168,14 @@ describe('bisect search', () => {
     const file = join(dir, 'state-time.json');
     let clock = 0;
     const d = deps(regressFrom(8, 4), {
-      now: () => clock, timeLimitSeconds: 150, save: (s) => saveState(file, s),
+      now: () => clock,
+      timeLimitSeconds: 150,
+      save: (s) => saveState(file, s),
       runAb: async (req) => {
         clock += 100_000; // each A/B takes 100 s
-        return req.timeLimitSeconds > 0 && req.timeLimitSeconds < 100 ? report('inconclusive', 1, { errors: [{ scope: 'run', message: 'Stopped early: the run\'s time limit was reached' }] }) : report(req.image.endsWith('t4') ? 'pass' : 'fail', 1);
+        return req.timeLimitSeconds > 0 && req.timeLimitSeconds < 100
+          ? report('inconclusive', 1, { errors: [{ scope: 'run', message: "Stopped early: the run's time limit was reached" }] })
+          : report(req.image.endsWith('t4') ? 'pass' : 'fail', 1);
       },
     });
     const first = await searchBisect(openState(file, def()).state, d);

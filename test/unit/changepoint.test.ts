@@ -35,7 +35,15 @@ describe('eDivisive', () => {
   });
 
   it('a dip that recovers: both edges, searched night by night as they arrive (κ at the end), or afterwards with κ searched', () => {
-    const xs = series(60, 0.01, [{ at: 20, f: 0.92 }, { at: 40, f: 1 / 0.92 }], 2);
+    const xs = series(
+      60,
+      0.01,
+      [
+        { at: 20, f: 0.92 },
+        { at: 40, f: 1 / 0.92 },
+      ],
+      2,
+    );
     // Three nights after each edge, the edge is at the series' end.
     expect(eDivisive(xs.slice(0, 23)).points.map((p) => p.index)).toEqual([20]);
     expect(eDivisive(xs.slice(0, 43)).points.map((p) => p.index)).toEqual([20, 40]);
@@ -55,7 +63,7 @@ describe('eDivisive', () => {
       expect(eDivisive(series(60, 0.02, [], seed)).points, `normal, seed ${seed}`).toEqual([]);
       // Student-t with 3 degrees of freedom: outliers a normal would not have.
       const g = gaussian(seed + 1000);
-      const t3 = Array.from({ length: 60 }, () => 1 + 0.01 * g() / Math.sqrt((g() ** 2 + g() ** 2 + g() ** 2) / 3));
+      const t3 = Array.from({ length: 60 }, () => 1 + (0.01 * g()) / Math.sqrt((g() ** 2 + g() ** 2 + g() ** 2) / 3));
       expect(eDivisive(t3).points, `t3, seed ${seed}`).toEqual([]);
     }
   });

@@ -11,7 +11,9 @@ const base = [1000, 1010, 990, 1005, 995, 1002, 998];
 
 function run(candidate: Record<string, number[]>, reference: Record<string, number[]>, mayNotFail?: string) {
   return compareSamples({
-    scenarios: [s], against: 'stored', mayNotFail,
+    scenarios: [s],
+    against: 'stored',
+    mayNotFail,
     candidate: { label: 'now', values: { one_fast: candidate } },
     reference: { label: 'baseline', values: { one_fast: reference } },
   });
@@ -68,8 +70,7 @@ describe('verdicts', () => {
   });
 
   it('Holm adjusts across gating metrics only', () => {
-    const cs = run({ consumed_rate: scale(base, 0.7), latency_p99_ms: scale(base, 1.5), latency_p50_ms: scale(base, 2) },
-      { consumed_rate: base, latency_p99_ms: base, latency_p50_ms: base });
+    const cs = run({ consumed_rate: scale(base, 0.7), latency_p99_ms: scale(base, 1.5), latency_p50_ms: scale(base, 2) }, { consumed_rate: base, latency_p99_ms: base, latency_p50_ms: base });
     const gating = cs.filter((c) => c.gating);
     expect(gating).toHaveLength(2);
     for (const c of gating) expect(c.pAdjusted!).toBeGreaterThan(c.pValue!);
@@ -80,7 +81,7 @@ describe('verdicts', () => {
 });
 
 describe('warning before an underpowered run', () => {
-  const warned = (scenarios: typeof s[], reps: number) => {
+  const warned = (scenarios: (typeof s)[], reps: number) => {
     const lines: string[] = [];
     warnIfUnderpowered(scenarios, reps, { warn: (m) => lines.push(m) });
     return lines;
@@ -101,11 +102,14 @@ describe('paired by round (same-run A/B)', () => {
   const drift = [1.0, 1.3, 0.7, 1.2, 0.8, 1.25, 0.75, 1.1];
   const ref = drift.map((d) => 1000 * d);
   const cand = drift.map((d, i) => 1000 * d * 0.85 * (i % 2 ? 1.01 : 0.99));
-  const paired = (candidate: number[], reference: number[], gate = ['consumed_rate']) => compareSamples({
-    scenarios: [{ ...s, gate }], against: 'baseline', paired: true,
-    candidate: { label: 'head', values: { one_fast: { consumed_rate: candidate } } },
-    reference: { label: 'base', values: { one_fast: { consumed_rate: reference } } },
-  })[0];
+  const paired = (candidate: number[], reference: number[], gate = ['consumed_rate']) =>
+    compareSamples({
+      scenarios: [{ ...s, gate }],
+      against: 'baseline',
+      paired: true,
+      candidate: { label: 'head', values: { one_fast: { consumed_rate: candidate } } },
+      reference: { label: 'base', values: { one_fast: { consumed_rate: reference } } },
+    })[0];
 
   it('a drop hidden by drift between rounds fails when paired, not when the samples are taken as independent', () => {
     const c = paired(cand, ref);
@@ -136,8 +140,16 @@ describe('paired by round (same-run A/B)', () => {
   it('the CI is the 90 % interval (each end a one-sided 95 % bound): a 10 % drop whose 95 % interval still reaches inside the 5 % tolerance fails', () => {
     // Per-round ratios around 0.90 with ±5 % scatter (tolerance 5 %).
     const r = [0.82, 0.96, 0.88, 0.98, 0.85, 0.9, 0.87, 0.94];
-    const c = paired(r.map((f, i) => ref[i] * f), ref);
-    const at = (conf: number) => hodgesLehmannPairedRatio(ref, r.map((f, i) => ref[i] * f), conf)!;
+    const c = paired(
+      r.map((f, i) => ref[i] * f),
+      ref,
+    );
+    const at = (conf: number) =>
+      hodgesLehmannPairedRatio(
+        ref,
+        r.map((f, i) => ref[i] * f),
+        conf,
+      )!;
     expect(CONFIDENCE).toBeCloseTo(0.9, 12);
     expect([c.ciLow, c.ciHigh]).toEqual([at(0.9).low, at(0.9).high]);
     expect(at(0.95).high).toBeGreaterThan(0.95); // the two-sided 95 % interval straddles the tolerance…
@@ -162,7 +174,9 @@ describe('stored-baseline allowance', () => {
     expect(stored.verdict).toBe('warn');
     expect(stored.reason).toMatch(/stored-baseline allowance/);
     const sameRun = compareSamples({
-      scenarios: [s], against: 'baseline', paired: true,
+      scenarios: [s],
+      against: 'baseline',
+      paired: true,
       candidate: { label: 'head', values: { one_fast: { consumed_rate: cand } } },
       reference: { label: 'base', values: { one_fast: { consumed_rate: ref } } },
     })[0];
@@ -196,8 +210,8 @@ describe('stored-only comparisons state their power (failsBeyond)', () => {
         expect((up ? f : 1 / f) - 1).toBeLessThan(toleranceFor(metric, {}, true) + 0.3);
         // Consistent with the rule: a candidate moved by exactly f fails; one step less does not
         // (the other metric unchanged, as in the search).
-        const at = (g: number) => run({ consumed_rate: cycle(noisy, n, up ? 1 : g), latency_p99_ms: cycle(noisy, n, up ? g : 1) },
-          { consumed_rate: noisy, latency_p99_ms: noisy }).find((c) => c.metric === metric)!.verdict;
+        const at = (g: number) =>
+          run({ consumed_rate: cycle(noisy, n, up ? 1 : g), latency_p99_ms: cycle(noisy, n, up ? g : 1) }, { consumed_rate: noisy, latency_p99_ms: noisy }).find((c) => c.metric === metric)!.verdict;
         expect(at(f)).toBe('fail');
         expect(at(up ? f - 0.01 : f + 0.01)).not.toBe('fail');
       }
@@ -210,7 +224,9 @@ describe('stored-only comparisons state their power (failsBeyond)', () => {
     const few = run({ consumed_rate: base.slice(0, 2), latency_p99_ms: base.slice(0, 2) }, { consumed_rate: base, latency_p99_ms: base });
     expect(few.map((c) => c.failsBeyond)).toEqual([null, null]);
     const paired = compareSamples({
-      scenarios: [s], against: 'b', paired: true,
+      scenarios: [s],
+      against: 'b',
+      paired: true,
       candidate: { label: 'now', values: { one_fast: { consumed_rate: base } } },
       reference: { label: 'ref', values: { one_fast: { consumed_rate: base } } },
     });

@@ -26,25 +26,35 @@ describe('composeEnv: image, then target file, then the gate', () => {
     expect(e.pass.PATH).toBeUndefined(); // the image's other ENV is left to Docker
     expect(e.effective.PATH).toBe('/bin');
     const server = e.declared.find((d) => d.name === 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS')!;
-    expect(server).toEqual({ name: 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS', parts: [
-      { value: '+S 2:1', from: 'image', where: 'ENV' }, { value: '-setcookie ***', from: 'gate' }, { value: '+JPperf true', from: 'gate' }] });
+    expect(server).toEqual({
+      name: 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS',
+      parts: [
+        { value: '+S 2:1', from: 'image', where: 'ENV' },
+        { value: '-setcookie ***', from: 'gate' },
+        { value: '+JPperf true', from: 'gate' },
+      ],
+    });
     expect(describeEnv(server)).toBe('RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = +S 2:1 (image ENV) -setcookie *** (the gate) +JPperf true (the gate)');
     expect(e.warnings).toEqual([]);
     expect(JSON.stringify(e.declared)).not.toContain(COOKIE);
   });
 
   it("lets the target file replace the image's value of the same variable, and says so", () => {
-    const e = composeEnv({ env: { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 2:1', RABBITMQ_CTL_ERL_ARGS: '-hidden' } },
-      { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 1:1', RABBITMQ_DEFAULT_PASS: 's3cret' }, gate);
+    const e = composeEnv(
+      { env: { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 2:1', RABBITMQ_CTL_ERL_ARGS: '-hidden' } },
+      { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 1:1', RABBITMQ_DEFAULT_PASS: 's3cret' },
+      gate,
+    );
     expect(e.pass.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS).toBe(`+S 1:1 -setcookie ${COOKIE}`);
     expect(e.pass.RABBITMQ_CTL_ERL_ARGS).toBe(`-hidden -setcookie ${COOKIE}`);
     expect(e.pass.RABBITMQ_DEFAULT_PASS).toBe('s3cret');
     const server = e.declared.find((d) => d.name === 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS')!;
-    expect(describeEnv(server)).toBe("RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = +S 1:1 (target file) -setcookie *** (the gate); replaces +S 2:1 (image ENV)");
+    expect(describeEnv(server)).toBe('RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS = +S 1:1 (target file) -setcookie *** (the gate); replaces +S 2:1 (image ENV)');
     expect(describeEnv(e.declared.find((d) => d.name === 'RABBITMQ_DEFAULT_PASS')!)).toBe('RABBITMQ_DEFAULT_PASS = *** (target file)');
     // An empty value in the target file is on purpose too: none of the image's flags.
-    expect(composeEnv({ env: { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 2:1' } }, { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '' }, gate)
-      .pass.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS).toBe(`-setcookie ${COOKIE}`);
+    expect(composeEnv({ env: { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '+S 2:1' } }, { RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '' }, gate).pass.RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS).toBe(
+      `-setcookie ${COOKIE}`,
+    );
   });
 
   it("drops any other -setcookie (the nodes and rabbitmqctl must share the gate's) with a warning", () => {
@@ -55,7 +65,7 @@ describe('composeEnv: image, then target file, then the gate', () => {
     expect(e.warnings).toEqual(["RABBITMQ_CTL_ERL_ARGS: the image's -setcookie is dropped: the gate sets its own cookie, which every node and rabbitmqctl must share"]);
   });
 
-  it("assigns node names and ports itself (host networking), warning when the image or target set them", () => {
+  it('assigns node names and ports itself (host networking), warning when the image or target set them', () => {
     const e = composeEnv({ env: { RABBITMQ_NODENAME: 'rabbit@img' } }, { RABBITMQ_DIST_PORT: '25672' }, { ...gate, node });
     expect(e.pass).toMatchObject({ RABBITMQ_NODENAME: 'n-1@localhost', ERL_EPMD_PORT: '4000', RABBITMQ_DIST_PORT: '4001' });
     expect(e.warnings).toEqual([
@@ -79,8 +89,9 @@ describe('composeEnv: image, then target file, then the gate', () => {
   it('points RABBITMQ_ENABLED_PLUGINS_FILE back to /etc/rabbitmq, where the merged list is written', () => {
     const e = composeEnv({ env: { RABBITMQ_ENABLED_PLUGINS_FILE: '/opt/plugins' } }, {}, gate);
     expect(e.pass.RABBITMQ_ENABLED_PLUGINS_FILE).toBe('/etc/rabbitmq/enabled_plugins');
-    expect(describeEnv(e.declared.find((d) => d.name === 'RABBITMQ_ENABLED_PLUGINS_FILE')!))
-      .toBe('RABBITMQ_ENABLED_PLUGINS_FILE = /etc/rabbitmq/enabled_plugins (the gate (holds the plugins of /opt/plugins)); replaces /opt/plugins (image ENV)');
+    expect(describeEnv(e.declared.find((d) => d.name === 'RABBITMQ_ENABLED_PLUGINS_FILE')!)).toBe(
+      'RABBITMQ_ENABLED_PLUGINS_FILE = /etc/rabbitmq/enabled_plugins (the gate (holds the plugins of /opt/plugins)); replaces /opt/plugins (image ENV)',
+    );
   });
 });
 
@@ -89,15 +100,27 @@ describe("the image's enabled_plugins and /etc/rabbitmq files", () => {
     const image = { plugins: ['rabbitmq_shovel'], files: ['conf.d/10-defaults.conf', 'enabled_plugins', 'rabbitmq.conf'] };
     const kept = layoutConfig([], ['rabbitmq_stream'], image);
     expect(kept.pluginSources).toEqual([
-      { name: 'rabbitmq_shovel', from: 'image' }, { name: 'rabbitmq_management', from: 'gate' },
-      { name: 'rabbitmq_prometheus', from: 'gate' }, { name: 'rabbitmq_stream', from: 'scenario' }]);
+      { name: 'rabbitmq_shovel', from: 'image' },
+      { name: 'rabbitmq_management', from: 'gate' },
+      { name: 'rabbitmq_prometheus', from: 'gate' },
+      { name: 'rabbitmq_stream', from: 'scenario' },
+    ]);
     expect(kept.files.get('enabled_plugins')?.toString()).toBe('[rabbitmq_shovel,rabbitmq_management,rabbitmq_prometheus,rabbitmq_stream].\n');
-    const own = layoutConfig([{ path: 'x/enabled_plugins', content: Buffer.from('[rabbitmq_federation].') },
-      { path: 'x/rabbitmq.conf', content: Buffer.from('') }], [], image);
+    const own = layoutConfig(
+      [
+        { path: 'x/enabled_plugins', content: Buffer.from('[rabbitmq_federation].') },
+        { path: 'x/rabbitmq.conf', content: Buffer.from('') },
+      ],
+      [],
+      image,
+    );
     expect(own.plugins).toEqual(['rabbitmq_federation', 'rabbitmq_management', 'rabbitmq_prometheus']);
     expect(own.fileSources).toEqual([
-      { path: 'conf.d/10-defaults.conf', from: 'image' }, { path: 'conf.d/90-rabbitmq-perf-gate.conf', from: 'gate' },
-      { path: 'enabled_plugins', from: 'gate', replaces: true }, { path: 'rabbitmq.conf', from: 'target', replaces: true }]);
+      { path: 'conf.d/10-defaults.conf', from: 'image' },
+      { path: 'conf.d/90-rabbitmq-perf-gate.conf', from: 'gate' },
+      { path: 'enabled_plugins', from: 'gate', replaces: true },
+      { path: 'rabbitmq.conf', from: 'target', replaces: true },
+    ]);
     const lines = describeDeclared({ env: [], plugins: own.pluginSources, files: own.fileSources });
     expect(lines).toEqual([
       'enabled_plugins: rabbitmq_federation (target file); rabbitmq_management, rabbitmq_prometheus (the gate)',
@@ -127,8 +150,38 @@ describe("the image's enabled_plugins and /etc/rabbitmq files", () => {
 const OUTPUT = [
   'vm_memory_high_watermark=0.4',
   'default_pass=<<"guest">>',
-  ['vm:cmdline=/usr/lib/erlang/erts-13.1.5/bin/beam.smp', '-W', 'w', '-MBas', 'ageffcbf', '-P', '1048576', '-stbt', 'db', '-sbwt', 'none',
-    '-sbwtdcpu', 'none', '-sbwtdio', 'none', '-S', '2:1', '-sbwt', 'short', '-sbwt', 'very_short', '-B', 'i', '--', '-root', '/usr/lib/erlang', '--', '-home', '/var/lib/rabbitmq', ''].join('\t'),
+  [
+    'vm:cmdline=/usr/lib/erlang/erts-13.1.5/bin/beam.smp',
+    '-W',
+    'w',
+    '-MBas',
+    'ageffcbf',
+    '-P',
+    '1048576',
+    '-stbt',
+    'db',
+    '-sbwt',
+    'none',
+    '-sbwtdcpu',
+    'none',
+    '-sbwtdio',
+    'none',
+    '-S',
+    '2:1',
+    '-sbwt',
+    'short',
+    '-sbwt',
+    'very_short',
+    '-B',
+    'i',
+    '--',
+    '-root',
+    '/usr/lib/erlang',
+    '--',
+    '-home',
+    '/var/lib/rabbitmq',
+    '',
+  ].join('\t'),
   'vm:init=root\t/usr/lib/erlang',
   'vm:init=epmd_port\t28225',
   'vm:init=setcookie\tsecret123',
@@ -153,29 +206,50 @@ describe('the Erlang VM read back', () => {
 
   it('takes the emulator flags from the command line (the last one wins), the init flags without cookie, ports and paths, and what the VM says', () => {
     expect(rt.env).toEqual({ vm_memory_high_watermark: '0.4', default_pass: '***' });
-    expect(rt.vm?.emulatorFlags).toEqual(['+W w', '+MBas ageffcbf', '+P 1048576', '+stbt db', '+sbwt none', '+sbwtdcpu none', '+sbwtdio none',
-      '+S 2:1', '+sbwt short', '+sbwt very_short', '+B i']);
+    expect(rt.vm?.emulatorFlags).toEqual(['+W w', '+MBas ageffcbf', '+P 1048576', '+stbt db', '+sbwt none', '+sbwtdcpu none', '+sbwtdio none', '+S 2:1', '+sbwt short', '+sbwt very_short', '+B i']);
     expect(rt.vm?.flags).toMatchObject({ '+S': '2:1', '+sbwt': 'very_short', '+MBas': 'ageffcbf' });
     expect(rt.vm?.initArgs).toEqual(['-kernel net_ticktime 120', '-noshell']);
     expect(rt.vm?.info).toEqual({
-      'OTP release': '25', 'schedulers online': '1 of 2', 'scheduler bind type': 'thread_no_node_processor_spread',
-      'dirty CPU schedulers online': '1 of 2', 'busy wait': '+sbwt very_short, +sbwtdcpu none, +sbwtdio none',
-      'async threads': '1', 'process limit': '1048576', 'binary_alloc strategy': 'ageffcbf',
+      'OTP release': '25',
+      'schedulers online': '1 of 2',
+      'scheduler bind type': 'thread_no_node_processor_spread',
+      'dirty CPU schedulers online': '1 of 2',
+      'busy wait': '+sbwt very_short, +sbwtdcpu none, +sbwtdio none',
+      'async threads': '1',
+      'process limit': '1048576',
+      'binary_alloc strategy': 'ageffcbf',
     });
     expect(rt.activePlugins).toEqual(['rabbitmq_management', 'rabbitmq_prometheus']);
     expect(JSON.stringify(rt)).not.toContain('secret123');
   });
 
   const eff = (over: Partial<EffectiveConfig> = {}): EffectiveConfig => ({
-    rabbitmqVersion: '3.10.8', erlangVersion: '25', vhost: [], plugins: ['rabbitmq_management', 'rabbitmq_prometheus', 'rabbitmq_shovel'],
-    node: rt.env, vm: rt.vm, activePlugins: rt.activePlugins, digest: '', ...over,
+    rabbitmqVersion: '3.10.8',
+    erlangVersion: '25',
+    vhost: [],
+    plugins: ['rabbitmq_management', 'rabbitmq_prometheus', 'rabbitmq_shovel'],
+    node: rt.env,
+    vm: rt.vm,
+    activePlugins: rt.activePlugins,
+    digest: '',
+    ...over,
   });
 
   it('names a declared flag another one overrode, a plugin that is not running, an init flag the node lacks', () => {
     const declared: Declared = {
-      env: [{ name: 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS', parts: [
-        { value: '+S 2:1 +sbwt short -kernel net_ticktime 120 -kernel net_setuptime 30', from: 'target' }, { value: '-setcookie ***', from: 'gate' }] }],
-      plugins: [{ name: 'rabbitmq_management', from: 'image' }, { name: 'rabbitmq_shovel', from: 'target' }],
+      env: [
+        {
+          name: 'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS',
+          parts: [
+            { value: '+S 2:1 +sbwt short -kernel net_ticktime 120 -kernel net_setuptime 30', from: 'target' },
+            { value: '-setcookie ***', from: 'gate' },
+          ],
+        },
+      ],
+      plugins: [
+        { name: 'rabbitmq_management', from: 'image' },
+        { name: 'rabbitmq_shovel', from: 'target' },
+      ],
       files: [],
     };
     expect(undelivered(declared, eff())).toEqual([

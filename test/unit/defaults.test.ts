@@ -13,7 +13,10 @@ describe('input defaults', () => {
     for (const [input, value] of Object.entries(ACTION_INPUT_DEFAULTS)) expect(String(action.inputs[input]?.default), input).toBe(value);
   });
   it('every default action.yml states is one the code knows (github-token aside: the runner fills it)', () => {
-    const stated = Object.entries(action.inputs).filter(([, i]) => i.default !== undefined).map(([name]) => name).filter((n) => n !== 'github-token');
+    const stated = Object.entries(action.inputs)
+      .filter(([, i]) => i.default !== undefined)
+      .map(([name]) => name)
+      .filter((n) => n !== 'github-token');
     expect(stated.sort()).toEqual(Object.keys(ACTION_INPUT_DEFAULTS).sort());
   });
 });

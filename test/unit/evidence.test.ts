@@ -39,7 +39,7 @@ function reading(at: number, c: EvidenceReading['counters'], g: EvidenceReading[
 }
 
 describe('a Prometheus scrape', () => {
-  it('yields the VM counters, memory by category and the schedulers\' microstates (not other threads\')', () => {
+  it("yields the VM counters, memory by category and the schedulers' microstates (not other threads')", () => {
     const { counters, gauges } = parsePrometheus(SCRAPE);
     expect(counters).toMatchObject({ reductions: 4334738593, gcs: 1438729, gc_words: 9629788782, msacc_gc: 750_000, msacc_sleep: 3_000_000 });
     expect(gauges).toEqual({ run_queue: 2, mem_total: 158661320 + 29159600, mem_processes: 29159600, mem_binary: 63646720, mem_ets: 44194624 });
@@ -47,8 +47,21 @@ describe('a Prometheus scrape', () => {
 });
 
 describe('evidence from two readings', () => {
-  const all = (base: number) => ({ cpu_us: base, reductions: base * 100, gcs: base / 10, gc_words: base * 5, disk_read_bytes: 0, disk_write_bytes: base * 2,
-    msacc_emulator: base, msacc_gc: base / 4, msacc_port: 0, msacc_check_io: 0, msacc_aux: 0, msacc_other: 0, msacc_sleep: base * 2 });
+  const all = (base: number) => ({
+    cpu_us: base,
+    reductions: base * 100,
+    gcs: base / 10,
+    gc_words: base * 5,
+    disk_read_bytes: 0,
+    disk_write_bytes: base * 2,
+    msacc_emulator: base,
+    msacc_gc: base / 4,
+    msacc_port: 0,
+    msacc_check_io: 0,
+    msacc_aux: 0,
+    msacc_other: 0,
+    msacc_sleep: base * 2,
+  });
 
   it('is per message, over the window between the readings', () => {
     const e = deriveEvidence(reading(0, all(0)), reading(2000, all(1_000_000), { mem_total: 100 * 2 ** 20 }), 10_000);
@@ -126,23 +139,60 @@ describe('a scenario file', () => {
 
 describe('the report', () => {
   const cmp = (metric: string, ratio: number, lo: number, hi: number, extra: Partial<Comparison> = {}): Comparison => ({
-    scenario: 'one_fast', metric, unit: metricDef(metric).unit, direction: metricDef(metric).direction, against: 'base', baselineLabel: 'base <b>', candidateLabel: 'head',
-    nBaseline: 8, nCandidate: 8, baselineMedian: 1, candidateMedian: ratio, ratio, ciLow: lo, ciHigh: hi, pValue: 0.01, pAdjusted: 0.01, tolerance: 0.1,
-    change: 'worse', verdict: 'pass', reason: '', gating: false, paired: true, failsBeyond: null, ...extra,
+    scenario: 'one_fast',
+    metric,
+    unit: metricDef(metric).unit,
+    direction: metricDef(metric).direction,
+    against: 'base',
+    baselineLabel: 'base <b>',
+    candidateLabel: 'head',
+    nBaseline: 8,
+    nCandidate: 8,
+    baselineMedian: 1,
+    candidateMedian: ratio,
+    ratio,
+    ciLow: lo,
+    ciHigh: hi,
+    pValue: 0.01,
+    pAdjusted: 0.01,
+    tolerance: 0.1,
+    change: 'worse',
+    verdict: 'pass',
+    reason: '',
+    gating: false,
+    paired: true,
+    failsBeyond: null,
+    ...extra,
   });
   const report = {
     comparisons: [cmp('consumed_rate', 0.8, 0.75, 0.85, { gating: true, verdict: 'fail' })],
     evidence: [cmp('broker_gc_us_per_msg', 1.42, 1.31, 1.55), cmp('broker_sched_busy', 1.06, 1.02, 1.1), cmp('broker_mem_binary_mb', 3, 0.5, 6), cmp('broker_cpu_us_per_msg', 0.75, 0.6, 0.8)],
     targets: [{ label: 'url broker', evidence: { sources: ['prometheus'], missing: [{ source: 'cgroup', why: 'attached by URL' }] } }],
-    trials: [], errors: [], scenarios: [{ id: 'one_fast' }], fingerprint: { cpuModel: 'c', cores: 2, os: 'o', node: 'n', tool: 't', toolVersion: 'v' },
-    verdict: 'fail', decidedBy: 'same-run A/B', regressions: 1, improvements: 0, preset: 'pr', repetitions: 8, seed: 1, durationSeconds: 10,
+    trials: [],
+    errors: [],
+    scenarios: [{ id: 'one_fast' }],
+    fingerprint: { cpuModel: 'c', cores: 2, os: 'o', node: 'n', tool: 't', toolVersion: 'v' },
+    verdict: 'fail',
+    decidedBy: 'same-run A/B',
+    regressions: 1,
+    improvements: 0,
+    preset: 'pr',
+    repetitions: 8,
+    seed: 1,
+    durationSeconds: 10,
   } as unknown as RunReport;
 
   it('puts the largest significant evidence changes next to the failing metric, largest first', () => {
     expect(topEvidence(report, 'one_fast', 'base').map((c) => c.metric)).toEqual(['broker_gc_us_per_msg', 'broker_cpu_us_per_msg', 'broker_sched_busy']);
     // A tiny share that halved explains nothing; a large one that moved does.
-    const shares = { ...report, evidence: [...report.evidence!, cmp('broker_msacc_aux', 0.5, 0.4, 0.6, { baselineMedian: 0.02, candidateMedian: 0.01 }),
-      cmp('broker_msacc_port', 1.5, 1.3, 1.7, { baselineMedian: 0.1, candidateMedian: 0.15 })] } as RunReport;
+    const shares = {
+      ...report,
+      evidence: [
+        ...report.evidence!,
+        cmp('broker_msacc_aux', 0.5, 0.4, 0.6, { baselineMedian: 0.02, candidateMedian: 0.01 }),
+        cmp('broker_msacc_port', 1.5, 1.3, 1.7, { baselineMedian: 0.1, candidateMedian: 0.15 }),
+      ],
+    } as RunReport;
     expect(topEvidence(shares, 'one_fast', 'base').map((c) => c.metric)).toEqual(['broker_msacc_port', 'broker_gc_us_per_msg', 'broker_cpu_us_per_msg', 'broker_sched_busy']);
     const [g] = evidenceForRegressions(report);
     expect(g.lines[0]).toBe('GC time per message +42.0 % [31.0, 55.0]');
@@ -153,9 +203,25 @@ describe('the report', () => {
   });
 
   it('the HTML report has an "Inside the broker" table per scenario, escaped; the terminal lists the lines', () => {
-    const trials = [{ scenario: 'one_fast', target: 'head', trial: 0, order: 0, valid: true, metrics: {}, series: [], histograms: {},
-      topQueues: [{ name: 'q<1>', memoryBytes: 3 * 2 ** 20, reductions: 123456, reductionsPerSecond: 4000, messages: 12 }] }];
-    const page = renderHtml({ ...report, targets: [], trials, scenarios: [{ id: 'one_fast', description: 'd', gate: ['consumed_rate'], tolerances: {}, origin: { source: 's', command: 'c' } }] } as unknown as RunReport);
+    const trials = [
+      {
+        scenario: 'one_fast',
+        target: 'head',
+        trial: 0,
+        order: 0,
+        valid: true,
+        metrics: {},
+        series: [],
+        histograms: {},
+        topQueues: [{ name: 'q<1>', memoryBytes: 3 * 2 ** 20, reductions: 123456, reductionsPerSecond: 4000, messages: 12 }],
+      },
+    ];
+    const page = renderHtml({
+      ...report,
+      targets: [],
+      trials,
+      scenarios: [{ id: 'one_fast', description: 'd', gate: ['consumed_rate'], tolerances: {}, origin: { source: 's', command: 'c' } }],
+    } as unknown as RunReport);
     expect(page).toContain('<h3>Inside the broker</h3>');
     expect(page).toContain('base &lt;b&gt;');
     expect(page).not.toContain('base <b>');

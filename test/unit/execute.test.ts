@@ -39,9 +39,16 @@ function state(scenarios: ScenarioSpec[], o: { failFast?: boolean; signal?: Abor
   const s: ExecuteState = {
     ui: { info: (m) => lines.push(m), warn: (m) => lines.push(`warning: ${m}`), group: (_n, fn) => fn(), trialDone: (n, total) => done.push([n, total]) },
     opts: { scenarios: '', mode: 'check', candidate, reference },
-    specs: [candidate, reference], scenarios, design, seq: new SequentialRun(design, o.failFast !== false),
-    kept: o.kept ?? new Map(), trials: [], errors: [], trialSignal: o.signal ?? new AbortController().signal,
-    planned: scenarios.length * 2 * design.looks.at(-1)!, lastRun: undefined,
+    specs: [candidate, reference],
+    scenarios,
+    design,
+    seq: new SequentialRun(design, o.failFast !== false),
+    kept: o.kept ?? new Map(),
+    trials: [],
+    errors: [],
+    trialSignal: o.signal ?? new AbortController().signal,
+    planned: scenarios.length * 2 * design.looks.at(-1)!,
+    lastRun: undefined,
   };
   const plan = buildPlan(scenarios, ['candidate', 'reference'], design.looks.at(-1)!, 42);
   return { s, plan, lines, done };
@@ -120,12 +127,19 @@ describe('execute: the trial loop', () => {
     await execute(s, plan, fakeRunner({ same: { ratio: 1, noise: 0.01 } }, 7, other));
     const pair = (i: number) => s.trials.filter((t) => t.trial === i);
     expect(pair(3).map((t) => t.valid)).toEqual([false, false]);
-    expect(pair(3)[0].invalidReason).toMatch(/^the machine's other load differed within the pair \((0\.9 and 0\.03|0\.03 and 0\.9) of \d+ cores; 0\.\d+ or more apart\), so the pair would measure the machine, not the brokers$/);
+    expect(pair(3)[0].invalidReason).toMatch(
+      /^the machine's other load differed within the pair \((0\.9 and 0\.03|0\.03 and 0\.9) of \d+ cores; 0\.\d+ or more apart\), so the pair would measure the machine, not the brokers$/,
+    );
     expect(pair(5).every((t) => t.valid)).toBe(true);
     expect(s.trials.filter((t) => !t.valid)).toHaveLength(2);
     expect(lines).toContainEqual(expect.stringMatching(/^same, pair 4: not compared: the machine's other load differed/));
     // The look at 10 rounds compares the 9 pairs left.
     const cs = s.seq!.compareAt(scenario('same'), s.trials, candidate, reference);
-    expect(cs.find((c) => c.gating)?.nCandidate).toBe(pairsOf(s.trials.filter((t) => t.valid), 'same'));
+    expect(cs.find((c) => c.gating)?.nCandidate).toBe(
+      pairsOf(
+        s.trials.filter((t) => t.valid),
+        'same',
+      ),
+    );
   });
 });

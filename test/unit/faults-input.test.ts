@@ -17,7 +17,6 @@ import { gateErrorOf } from '../support/gate-error';
 
 const HEAD = 'id: t\ndescription: d\norigin: { source: s, command: c }\n';
 
-
 describe('out-of-range scenario values name file, line and field', () => {
   it.each([
     ['negative rate (perf-test -r; -1 is PerfTest\'s "unlimited")', `${HEAD}perf-test: -x 1 -y 1 -r -5\n`, 4, 'perf-test', /-r needs a number ≥ -1, got "-5"/],
@@ -53,9 +52,18 @@ describe('unknown scenarios in a list, and repetitions 0', () => {
 
   it('repetitions 0 is refused before any broker is touched', async () => {
     const unreachable = { id: 'candidate', label: 'b', kind: 'url' as const, amqpUrl: 'amqp://guest:guest@127.0.0.1:1', managementUrl: 'http://127.0.0.1:1' };
-    const err = await runPipeline({ scenarios: 'smoke', candidate: unreachable, repetitions: 0, mode: 'check' }, {
-      info: () => undefined, warn: () => undefined, group: (_n, fn) => fn(), trialDone: () => undefined,
-    }).then(() => undefined, (e: unknown) => e);
+    const err = await runPipeline(
+      { scenarios: 'smoke', candidate: unreachable, repetitions: 0, mode: 'check' },
+      {
+        info: () => undefined,
+        warn: () => undefined,
+        group: (_n, fn) => fn(),
+        trialDone: () => undefined,
+      },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GateError);
     expect((err as GateError).message).toBe('repetitions must be at least 1, got 0');
   });

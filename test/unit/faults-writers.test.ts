@@ -23,9 +23,14 @@ describe('two gates writing the same baseline', () => {
           for (let i = 0; i < Number(rounds); i++) {
             writeFileAtomic(file, JSON.stringify({ schemaVersion: 1, writer: name, round: i, pad: name.repeat(2 * 1024 * 1024) }));
           }`,
-        resolveDir: process.cwd(), loader: 'ts',
+        resolveDir: process.cwd(),
+        loader: 'ts',
       },
-      bundle: true, platform: 'node', format: 'esm', outfile: entry, logLevel: 'silent',
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: entry,
+      logLevel: 'silent',
     });
     const target = join(d, 'baseline.json');
     writeFileSync(target, JSON.stringify({ schemaVersion: 1, writer: 'old', round: 0, pad: '' }));

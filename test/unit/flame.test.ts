@@ -46,7 +46,10 @@ describe('comparing two profiles', () => {
     expect(t).toMatchObject({ candidate: 200, baseline: 100 });
     const sched = t.children.find((c) => c.name === 'scheduler')!;
     expect(sched.children[0]).toMatchObject({ name: 'a', candidate: 100, baseline: 100 });
-    expect(sched.children[0].children.map((c) => [c.name, c.candidate, c.baseline])).toEqual([['b', 80, 50], ['c', 20, 50]]);
+    expect(sched.children[0].children.map((c) => [c.name, c.candidate, c.baseline])).toEqual([
+      ['b', 80, 50],
+      ['c', 20, 50],
+    ]);
   });
 
   it('names the frames whose share of samples moved most', () => {
@@ -57,10 +60,16 @@ describe('comparing two profiles', () => {
 });
 
 describe('showing it', () => {
-  const flame: FlameGraph = { scenario: 'one_fast', against: 'base', candidateLabel: 'head', baselineLabel: 'base',
-    candidate: { 'scheduler;$x:<script>/1': 90, 'scheduler;$y:z/0': 10 }, baseline: { 'scheduler;$x:<script>/1': 50, 'scheduler;$y:z/0': 50 } };
+  const flame: FlameGraph = {
+    scenario: 'one_fast',
+    against: 'base',
+    candidateLabel: 'head',
+    baselineLabel: 'base',
+    candidate: { 'scheduler;$x:<script>/1': 90, 'scheduler;$y:z/0': 10 },
+    baseline: { 'scheduler;$x:<script>/1': 50, 'scheduler;$y:z/0': 50 },
+  };
 
-  it('an SVG: widths by the candidate\'s share, red where it spends more, frame names escaped', () => {
+  it("an SVG: widths by the candidate's share, red where it spends more, frame names escaped", () => {
     const svg = flameSvg(flame)!;
     expect(svg).toMatch(/^<svg [^>]*viewBox="0 0 1100 48"/);
     expect(svg).toContain('$x:&lt;script&gt;/1: 90.0 % of head&#39;s samples, 50.0 % of base&#39;s (+40.0 points)');
@@ -72,12 +81,49 @@ describe('showing it', () => {
 
   it('the comment names the frames that moved next to the failing scenario', () => {
     expect(flameShiftLines(flame)[0]).toBe('$x:<script>/1 90.0 % of samples (was 50.0 %)');
-    const fail: Comparison = { scenario: 'one_fast', metric: 'consumed_rate', unit: 'msg/s', direction: 'higher', against: 'base', baselineLabel: 'base', candidateLabel: 'head',
-      nBaseline: 8, nCandidate: 8, baselineMedian: 1, candidateMedian: 0.8, ratio: 0.8, ciLow: 0.75, ciHigh: 0.85, pValue: 0.01, pAdjusted: 0.01, tolerance: 0.05,
-      change: 'worse', verdict: 'fail', reason: '', gating: true, paired: true, failsBeyond: null };
-    const report = { comparisons: [fail], flames: [flame], targets: [], trials: [], errors: [], scenarios: [{ id: 'one_fast' }],
-      fingerprint: { cpuModel: 'c', cores: 2, os: 'o', node: 'n', tool: 't', toolVersion: 'v' }, verdict: 'fail', decidedBy: 'x', regressions: 1, improvements: 0,
-      preset: 'pr', repetitions: 8, seed: 1, durationSeconds: 1, flameNote: 'flame graph incomplete: *boom*' } as unknown as RunReport;
+    const fail: Comparison = {
+      scenario: 'one_fast',
+      metric: 'consumed_rate',
+      unit: 'msg/s',
+      direction: 'higher',
+      against: 'base',
+      baselineLabel: 'base',
+      candidateLabel: 'head',
+      nBaseline: 8,
+      nCandidate: 8,
+      baselineMedian: 1,
+      candidateMedian: 0.8,
+      ratio: 0.8,
+      ciLow: 0.75,
+      ciHigh: 0.85,
+      pValue: 0.01,
+      pAdjusted: 0.01,
+      tolerance: 0.05,
+      change: 'worse',
+      verdict: 'fail',
+      reason: '',
+      gating: true,
+      paired: true,
+      failsBeyond: null,
+    };
+    const report = {
+      comparisons: [fail],
+      flames: [flame],
+      targets: [],
+      trials: [],
+      errors: [],
+      scenarios: [{ id: 'one_fast' }],
+      fingerprint: { cpuModel: 'c', cores: 2, os: 'o', node: 'n', tool: 't', toolVersion: 'v' },
+      verdict: 'fail',
+      decidedBy: 'x',
+      regressions: 1,
+      improvements: 0,
+      preset: 'pr',
+      repetitions: 8,
+      seed: 1,
+      durationSeconds: 1,
+      flameNote: 'flame graph incomplete: *boom*',
+    } as unknown as RunReport;
     const md = renderComment(report, { name: 'gate' });
     expect(md).toContain('  - flame graph (in the HTML report): `$x:<script>/1 90.0 % of samples (was 50.0 %)`');
     expect(md).toContain('> flame graph incomplete: \\*boom\\*');

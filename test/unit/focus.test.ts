@@ -8,13 +8,18 @@ import type { BrokerHandle } from '../../src/broker/provider';
 
 function handle(id: string, calls: string[], fail = false, freezable = true): BrokerHandle {
   return {
-    info: { id } as BrokerHandle['info'], amqpUrl: '', managementUrl: '', stop: async () => undefined,
-    ...(freezable ? {
-      setFrozen: async (on: boolean) => {
-        if (fail && on) throw new Error('freezer not available');
-        calls.push(`${on ? 'freeze' : 'thaw'} ${id}`);
-      },
-    } : {}),
+    info: { id } as BrokerHandle['info'],
+    amqpUrl: '',
+    managementUrl: '',
+    stop: async () => undefined,
+    ...(freezable
+      ? {
+          setFrozen: async (on: boolean) => {
+            if (fail && on) throw new Error('freezer not available');
+            calls.push(`${on ? 'freeze' : 'thaw'} ${id}`);
+          },
+        }
+      : {}),
   };
 }
 

@@ -122,7 +122,10 @@ describe('GitHub test server: baseline refresh flow', () => {
 
     const branch = await octokit.rest.git.createRef({ owner: OWNER, repo: REPO, ref: 'refs/heads/perf/baseline', sha: main.data.object.sha });
     expect(branch.status).toBe(201);
-    await expect(octokit.rest.git.createRef({ owner: OWNER, repo: REPO, ref: 'refs/heads/perf/baseline', sha: main.data.object.sha })).rejects.toMatchObject({ status: 422, message: expect.stringContaining('Reference already exists') });
+    await expect(octokit.rest.git.createRef({ owner: OWNER, repo: REPO, ref: 'refs/heads/perf/baseline', sha: main.data.object.sha })).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('Reference already exists'),
+    });
 
     const path = 'baselines/publish-consume.json';
     await expect(octokit.rest.repos.getContent({ owner: OWNER, repo: REPO, path, ref: 'perf/baseline' })).rejects.toMatchObject({ status: 404 });
@@ -144,7 +147,9 @@ describe('GitHub test server: baseline refresh flow', () => {
 
     const v2 = Buffer.from('{"rate": 2}\n').toString('base64');
     await expect(octokit.rest.repos.createOrUpdateFileContents({ owner: OWNER, repo: REPO, path, branch: 'perf/baseline', message: 'no sha', content: v2 })).rejects.toMatchObject({ status: 422 });
-    await expect(octokit.rest.repos.createOrUpdateFileContents({ owner: OWNER, repo: REPO, path, branch: 'perf/baseline', message: 'stale', content: v2, sha: 'f'.repeat(40) })).rejects.toMatchObject({ status: 409 });
+    await expect(octokit.rest.repos.createOrUpdateFileContents({ owner: OWNER, repo: REPO, path, branch: 'perf/baseline', message: 'stale', content: v2, sha: 'f'.repeat(40) })).rejects.toMatchObject({
+      status: 409,
+    });
     const updated = await octokit.rest.repos.createOrUpdateFileContents({ owner: OWNER, repo: REPO, path, branch: 'perf/baseline', message: 'Refresh baseline', content: v2, sha: fileSha });
     expect(updated.status).toBe(200);
     expect(updated.data.commit.parents?.map((p) => p.sha)).toEqual([created.data.commit.sha]);
@@ -169,7 +174,10 @@ describe('GitHub test server: baseline refresh flow', () => {
     expect((await octokit.rest.pulls.list({ owner: OWNER, repo: REPO, state: 'closed' })).data.map((p) => p.number)).toEqual([8]);
 
     // Moving the branch back is not a fast-forward unless forced.
-    await expect(octokit.rest.git.updateRef({ owner: OWNER, repo: REPO, ref: 'heads/perf/baseline', sha: main.data.object.sha })).rejects.toMatchObject({ status: 422, message: expect.stringContaining('not a fast forward') });
+    await expect(octokit.rest.git.updateRef({ owner: OWNER, repo: REPO, ref: 'heads/perf/baseline', sha: main.data.object.sha })).rejects.toMatchObject({
+      status: 422,
+      message: expect.stringContaining('not a fast forward'),
+    });
     const forced = await octokit.rest.git.updateRef({ owner: OWNER, repo: REPO, ref: 'heads/perf/baseline', sha: main.data.object.sha, force: true });
     expect(forced.data.object.sha).toBe(main.data.object.sha);
   });
@@ -204,7 +212,10 @@ describe('GitHub test server: fault injection', () => {
     expect(err).toMatchObject({ status: 429, response: { headers: { 'retry-after': '1' } } });
     expect(gh.state.comments(gh.repo, 7)).toEqual([]);
     await expect(octokit.rest.issues.createComment({ owner: OWNER, repo: REPO, issue_number: 7, body: 'x' })).resolves.toMatchObject({ status: 201 });
-    expect(gh.requests.map((r) => [r.status, r.faulted])).toEqual([[429, true], [201, false]]);
+    expect(gh.requests.map((r) => [r.status, r.faulted])).toEqual([
+      [429, true],
+      [201, false],
+    ]);
   });
 
   it('injects a primary rate limit, a 404 and repeated 500s', async () => {

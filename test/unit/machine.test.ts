@@ -42,7 +42,13 @@ describe('parsing', () => {
     mkdirSync(join(root, 'system.slice', 'ssh.service'), { recursive: true });
     mkdirSync(join(root, 'docker', ID('c')), { recursive: true });
     writeFileSync(join(root, 'docker', ID('c'), 'cpu.stat'), 'usage_usec 7\n');
-    expect(containerCpu(root)).toEqual(new Map([[ID('a'), 2_500_000], [ID('b'), 1200], [ID('c'), 7]]));
+    expect(containerCpu(root)).toEqual(
+      new Map([
+        [ID('a'), 2_500_000],
+        [ID('b'), 1200],
+        [ID('c'), 7],
+      ]),
+    );
     expect(containerCpu(join(tmp, 'nothing'))).toEqual(new Map());
   });
 });
@@ -50,8 +56,14 @@ describe('parsing', () => {
 /** A snapshot at `at` seconds, with /proc/stat ticks busy/idle and the given processes and containers. */
 function snap(at: number, busy: number, idle: number, procs: Array<[number, number, string, string?, number?]>, containers: Array<[string, number]> = [], self = 0): CpuSnapshot {
   return {
-    at: at * 1000, total: busy + idle, idle, iowait: 0, steal: 0, self,
-    procs: new Map(procs.map(([pid, ticks, comm, start, ppid]) => [pid, { ticks, comm, start: start ?? '1', ppid: ppid ?? 1 }])), containers: new Map(containers),
+    at: at * 1000,
+    total: busy + idle,
+    idle,
+    iowait: 0,
+    steal: 0,
+    self,
+    procs: new Map(procs.map(([pid, ticks, comm, start, ppid]) => [pid, { ticks, comm, start: start ?? '1', ppid: ppid ?? 1 }])),
+    containers: new Map(containers),
   };
 }
 
@@ -59,11 +71,39 @@ describe('loadBetween: other load, this run set apart', () => {
   const cgroups: Record<number, string> = { 100: `0::/docker/${ID('a')}`, 200: `0::/docker/${ID('b')}` };
   const cgroupOf = (pid: number) => cgroups[pid] ?? '0::/';
 
-  it('2 cores: the machine busy 1.5; this process 0.5 and this run\'s container 0.4 set apart; the rest named', () => {
+  it("2 cores: the machine busy 1.5; this process 0.5 and this run's container 0.4 set apart; the rest named", () => {
     // 10 s, 2 cores: 2000 ticks; 1500 busy.
-    const a = snap(0, 0, 0, [[100, 0, 'beam.smp'], [200, 0, 'beam.smp'], [300, 0, 'esbuild'], [301, 0, 'esbuild'], [process.pid, 0, 'node'], [400, 0, 'sleep', '1']], [], 0);
-    const b = snap(10, 1500, 500, [[100, 400, 'beam.smp'], [200, 300, 'beam.smp'], [300, 100, 'esbuild'], [301, 100, 'esbuild'], [process.pid, 500, 'node'],
-      [400, 50, 'sleep', '2'], [500, 30, 'sh', '9', process.pid]], [], 5_000_000);
+    const a = snap(
+      0,
+      0,
+      0,
+      [
+        [100, 0, 'beam.smp'],
+        [200, 0, 'beam.smp'],
+        [300, 0, 'esbuild'],
+        [301, 0, 'esbuild'],
+        [process.pid, 0, 'node'],
+        [400, 0, 'sleep', '1'],
+      ],
+      [],
+      0,
+    );
+    const b = snap(
+      10,
+      1500,
+      500,
+      [
+        [100, 400, 'beam.smp'],
+        [200, 300, 'beam.smp'],
+        [300, 100, 'esbuild'],
+        [301, 100, 'esbuild'],
+        [process.pid, 500, 'node'],
+        [400, 50, 'sleep', '2'],
+        [500, 30, 'sh', '9', process.pid],
+      ],
+      [],
+      5_000_000,
+    );
     const l = loadBetween(a, b, new Set([ID('a')]), { cores: 2, cgroupOf });
     expect(l).toMatchObject({ seconds: 10, busyCores: 1.5, otherCores: 0.6, steal: 0, iowait: 0 });
     // pid 400 was another process with the same pid (another start time): all of its 50 ticks count; a child of ours (500) does not.
@@ -74,15 +114,43 @@ describe('loadBetween: other load, this run set apart', () => {
     ]);
   });
 
-  it("containers by their cgroups where those are readable (a finished docker exec counts), their processes then skipped", () => {
-    const a = snap(0, 0, 0, [[100, 0, 'beam.smp'], [200, 0, 'beam.smp']], [[ID('a'), 0], [ID('b'), 1_000_000]]);
-    const b = snap(10, 1000, 1000, [[100, 100, 'beam.smp'], [200, 100, 'beam.smp']], [[ID('a'), 4_000_000], [ID('b'), 9_000_000], [ID('c'), 2_000_000]]);
+  it('containers by their cgroups where those are readable (a finished docker exec counts), their processes then skipped', () => {
+    const a = snap(
+      0,
+      0,
+      0,
+      [
+        [100, 0, 'beam.smp'],
+        [200, 0, 'beam.smp'],
+      ],
+      [
+        [ID('a'), 0],
+        [ID('b'), 1_000_000],
+      ],
+    );
+    const b = snap(
+      10,
+      1000,
+      1000,
+      [
+        [100, 100, 'beam.smp'],
+        [200, 100, 'beam.smp'],
+      ],
+      [
+        [ID('a'), 4_000_000],
+        [ID('b'), 9_000_000],
+        [ID('c'), 2_000_000],
+      ],
+    );
     const l = loadBetween(a, b, new Set([ID('a')]), { cores: 2, cgroupOf });
     expect(l.otherCores).toBe(0.6); // 1.0 busy − 0.4 of ours
-    expect(l.top).toEqual([{ kind: 'container', name: ID('b').slice(0, 12), cores: 0.8 }, { kind: 'container', name: ID('c').slice(0, 12), cores: 0.2 }]);
+    expect(l.top).toEqual([
+      { kind: 'container', name: ID('b').slice(0, 12), cores: 0.8 },
+      { kind: 'container', name: ID('c').slice(0, 12), cores: 0.2 },
+    ]);
   });
 
-  it('a real busy process on this machine is seen and named (not a child of this one, which counts as the generator\'s)', async () => {
+  it("a real busy process on this machine is seen and named (not a child of this one, which counts as the generator's)", async () => {
     // Detached from this process: the loop's parent shell exits at once.
     const pid = Number(execFileSync('sh', ['-c', '(while :; do :; done) >/dev/null 2>&1 & echo $!'], { encoding: 'utf8' }).trim());
     try {
@@ -107,17 +175,33 @@ describe('the summary and its sentence', () => {
   it('quiet: little other load at the start and in most trials', () => {
     const m = summariseMachine({ start: load(0.05), trials: [load(0.02), load(0.5), load(0.01), load(0.03)], cores: 2 });
     expect(m).toMatchObject({ busy: false, busyAbove: 0.2, trials: { median: 0.03, max: 0.5, busy: 1, of: 4 } });
-    expect(machineText({ machine: m })).toBe('Machine load: quiet — other containers and processes than this run\'s used 0.05 of 2 cores at the start and 0.03 in the median trial (up to 0.50; 1 of 4 trials at 0.20 or more).');
+    expect(machineText({ machine: m })).toBe(
+      "Machine load: quiet — other containers and processes than this run's used 0.05 of 2 cores at the start and 0.03 in the median trial (up to 0.50; 1 of 4 trials at 0.20 or more).",
+    );
   });
 
   it('busy: at the start, or in more than a quarter of the trials; the largest users over the trials named, other runs counted', () => {
-    const users = new Map([['c', { kind: 'container' as const, name: 'rabbitmq-perf-gate-x-1', cores: 0, coreSeconds: 8 }], ['p', { kind: 'process' as const, name: 'node', count: 3, cores: 0, coreSeconds: 2 }]]);
-    const m = summariseMachine({ start: { ...load(0.1), cpuPressure: 0.3 }, trials: [load(0.9), load(0.8), load(0.02), load(0.01)], users, cores: 2, otherRuns: ['rabbitmq-perf-gate-x-1 (run r, pid 9, running)'] });
+    const users = new Map([
+      ['c', { kind: 'container' as const, name: 'rabbitmq-perf-gate-x-1', cores: 0, coreSeconds: 8 }],
+      ['p', { kind: 'process' as const, name: 'node', count: 3, cores: 0, coreSeconds: 2 }],
+    ]);
+    const m = summariseMachine({
+      start: { ...load(0.1), cpuPressure: 0.3 },
+      trials: [load(0.9), load(0.8), load(0.02), load(0.01)],
+      users,
+      cores: 2,
+      otherRuns: ['rabbitmq-perf-gate-x-1 (run r, pid 9, running)'],
+    });
     expect(m.busy).toBe(true);
-    expect(m.trials!.top).toEqual([{ kind: 'container', name: 'rabbitmq-perf-gate-x-1', cores: 0.5 }, { kind: 'process', name: 'node', count: 3, cores: 0.13 }]);
-    expect(machineText({ machine: m })).toBe('The machine was busy: other containers and processes than this run\'s used 0.10 of 2 cores at the start and 0.41 in the median trial (up to 0.90; 2 of 4 trials at 0.20 or more)'
-      + ' — most by container rabbitmq-perf-gate-x-1 0.50, node ×3 0.13; tasks waited for a CPU 30 % of the start sample; 1 broker container(s) of other runs were running.'
-      + " Differences in this run may be the machine's noise rather than the broker's.");
+    expect(m.trials!.top).toEqual([
+      { kind: 'container', name: 'rabbitmq-perf-gate-x-1', cores: 0.5 },
+      { kind: 'process', name: 'node', count: 3, cores: 0.13 },
+    ]);
+    expect(machineText({ machine: m })).toBe(
+      "The machine was busy: other containers and processes than this run's used 0.10 of 2 cores at the start and 0.41 in the median trial (up to 0.90; 2 of 4 trials at 0.20 or more)" +
+        ' — most by container rabbitmq-perf-gate-x-1 0.50, node ×3 0.13; tasks waited for a CPU 30 % of the start sample; 1 broker container(s) of other runs were running.' +
+        " Differences in this run may be the machine's noise rather than the broker's.",
+    );
     expect(summariseMachine({ start: load(0.3), trials: [], cores: 2 }).busy).toBe(true);
     expect(machineText({})).toBeUndefined();
   });

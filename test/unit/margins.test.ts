@@ -10,10 +10,28 @@ import type { Comparison } from '../../src/schema/types';
 function at(metric: string, ciLow: number, ciHigh: number, p: number, stored = false): Comparison {
   const m = marginsFor(metric, {}, stored);
   const c = {
-    scenario: 's', metric, unit: '', direction: metric === 'consumed_rate' ? 'higher' : 'lower', against: stored ? 'stored' : 'A',
-    baselineLabel: 'A', candidateLabel: 'B', nBaseline: 20, nCandidate: 20, baselineMedian: 1, candidateMedian: 1,
-    ratio: Math.sqrt(ciLow * ciHigh), ciLow, ciHigh, pValue: p, pAdjusted: p, ...m, change: 'unknown', verdict: 'inconclusive', reason: '',
-    gating: true, paired: !stored,
+    scenario: 's',
+    metric,
+    unit: '',
+    direction: metric === 'consumed_rate' ? 'higher' : 'lower',
+    against: stored ? 'stored' : 'A',
+    baselineLabel: 'A',
+    candidateLabel: 'B',
+    nBaseline: 20,
+    nCandidate: 20,
+    baselineMedian: 1,
+    candidateMedian: 1,
+    ratio: Math.sqrt(ciLow * ciHigh),
+    ciLow,
+    ciHigh,
+    pValue: p,
+    pAdjusted: p,
+    ...m,
+    change: 'unknown',
+    verdict: 'inconclusive',
+    reason: '',
+    gating: true,
+    paired: !stored,
   } as Comparison;
   c.bound = Math.max(c.direction === 'higher' ? 1 / ciLow : ciHigh, c.direction === 'higher' ? 1 / ciHigh : ciLow) - 1;
   decide(c);
@@ -50,7 +68,9 @@ describe('throughput (higher is better): tolerance 5 %, margin 10 %', () => {
     expect(inside.reason).toMatch(/^no regression of 9\.1 % or more \(the CI's bad end, a one-sided 95 % bound, is inside the 10 % equivalence margin\)/); // 1/1.1 = −9.1 %
     const beyond = at('consumed_rate', 1 / 1.1 - tiny, 1.04, NS);
     expect([beyond.verdict, beyond.answer]).toEqual(['inconclusive', 'undecided']);
-    expect(beyond.reason).toMatch(/^not decided: no significant change, and the CI still reaches a regression of 9\.1 %, past the 10 % equivalence margin \(about \d+ pairs would likely decide it; this run had 20\)/);
+    expect(beyond.reason).toMatch(
+      /^not decided: no significant change, and the CI still reaches a regression of 9\.1 %, past the 10 % equivalence margin \(about \d+ pairs would likely decide it; this run had 20\)/,
+    );
   });
   it('a significant slowdown whose CI straddles the tolerance and passes the margin is grey', () => {
     const c = at('consumed_rate', 0.88, 0.99, SIG);

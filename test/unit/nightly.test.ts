@@ -17,8 +17,14 @@ const day = (k: number) => new Date(Date.UTC(2026, 0, 1 + k)).toISOString();
 
 function night(k: number, ratio: number | undefined, ref = 'sha256:ref', extra: Partial<NightlyEntry> = {}): NightlyEntry {
   return {
-    createdAt: day(k), medians: { one_fast: { consumed_rate: 20_000 * (ratio ?? 1) } }, gate: { one_fast: ['consumed_rate'] }, image: 'my/rmq:nightly', revision: `${String(k).padStart(2, '0')}${'f'.repeat(38)}`,
-    ...(ratio === undefined ? {} : { reference: { image: 'my/rmq:ref', imageId: ref, label: 'ref' }, ratios: { one_fast: { consumed_rate: { ratio, ciLow: ratio * 0.98, ciHigh: ratio * 1.02, pairs: 30 } } } }),
+    createdAt: day(k),
+    medians: { one_fast: { consumed_rate: 20_000 * (ratio ?? 1) } },
+    gate: { one_fast: ['consumed_rate'] },
+    image: 'my/rmq:nightly',
+    revision: `${String(k).padStart(2, '0')}${'f'.repeat(38)}`,
+    ...(ratio === undefined
+      ? {}
+      : { reference: { image: 'my/rmq:ref', imageId: ref, label: 'ref' }, ratios: { one_fast: { consumed_rate: { ratio, ciLow: ratio * 0.98, ciHigh: ratio * 1.02, pairs: 30 } } } }),
     ...extra,
   };
 }
@@ -28,18 +34,51 @@ const history = (entries: NightlyEntry[]): NightlyHistory => ({ ...emptyHistory(
 describe('nightly entry', () => {
   it('from a run: the paired ratio of each gating metric against the reference, its image ID, and the medians', () => {
     const c = (metric: string, gating: boolean, against = 'baseline-broker'): Comparison => ({
-      scenario: 'one_fast', metric, unit: 'msg/s', direction: 'higher', against, baselineLabel: 'ref', candidateLabel: 'cand', nBaseline: 30, nCandidate: 30,
-      baselineMedian: 100, candidateMedian: 95, ratio: 0.95, ciLow: 0.93, ciHigh: 0.97, pValue: 0.001, pAdjusted: 0.001, tolerance: 0.05, change: 'worse', verdict: 'warn', reason: '', gating, paired: true,
+      scenario: 'one_fast',
+      metric,
+      unit: 'msg/s',
+      direction: 'higher',
+      against,
+      baselineLabel: 'ref',
+      candidateLabel: 'cand',
+      nBaseline: 30,
+      nCandidate: 30,
+      baselineMedian: 100,
+      candidateMedian: 95,
+      ratio: 0.95,
+      ciLow: 0.93,
+      ciHigh: 0.97,
+      pValue: 0.001,
+      pAdjusted: 0.001,
+      tolerance: 0.05,
+      change: 'worse',
+      verdict: 'warn',
+      reason: '',
+      gating,
+      paired: true,
     });
     const r = {
-      createdAt: day(0), candidate: 'candidate', verdict: 'warn',
+      createdAt: day(0),
+      candidate: 'candidate',
+      verdict: 'warn',
       scenarios: [{ id: 'one_fast', gate: ['consumed_rate'] }],
-      targets: [{ id: 'candidate', label: 'tonight', image: 'my/rmq:nightly', imageId: 'sha256:tonight' }, { id: 'baseline-broker', label: 'ref', image: 'my/rmq:ref', imageId: 'sha256:ref' }],
+      targets: [
+        { id: 'candidate', label: 'tonight', image: 'my/rmq:nightly', imageId: 'sha256:tonight' },
+        { id: 'baseline-broker', label: 'ref', image: 'my/rmq:ref', imageId: 'sha256:ref' },
+      ],
       trials: [10, 20, 30].map((v, i) => ({ scenario: 'one_fast', target: 'candidate', trial: i, valid: true, metrics: { consumed_rate: v, published_rate: v + 1, latency_p99_ms: 5 } })),
       comparisons: [c('consumed_rate', true), c('published_rate', false)],
     } as unknown as RunReport;
     const e = nightlyEntry(r, { revision: 'abc', runUrl: 'https://x/run' });
-    expect(e).toMatchObject({ createdAt: day(0), image: 'my/rmq:nightly', imageId: 'sha256:tonight', revision: 'abc', verdict: 'warn', runUrl: 'https://x/run', gate: { one_fast: ['consumed_rate'] } });
+    expect(e).toMatchObject({
+      createdAt: day(0),
+      image: 'my/rmq:nightly',
+      imageId: 'sha256:tonight',
+      revision: 'abc',
+      verdict: 'warn',
+      runUrl: 'https://x/run',
+      gate: { one_fast: ['consumed_rate'] },
+    });
     expect(e.reference).toEqual({ image: 'my/rmq:ref', imageId: 'sha256:ref', label: 'ref' });
     expect(e.ratios).toEqual({ one_fast: { consumed_rate: { ratio: 0.95, ciLow: 0.93, ciHigh: 0.97, pairs: 30 } } });
     // Medians of the gating metric and the headline rates only.
@@ -61,7 +100,9 @@ describe('nightly entry', () => {
     const f = join(dir, 'h.json');
     expect(readHistory(f).status).toBe('missing');
     for (const [text, message] of [
-      ['{', /not valid JSON/], ['{"kind":"x"}', /not a nightly history/], ['[]', /not a nightly history/],
+      ['{', /not valid JSON/],
+      ['{"kind":"x"}', /not a nightly history/],
+      ['[]', /not a nightly history/],
       [JSON.stringify({ ...emptyHistory(), schemaVersion: 99 }), /schema version 99/],
       [JSON.stringify({ ...emptyHistory(), entries: [{ createdAt: 1 }] }), /"entries" is not a list/],
       [JSON.stringify(history([night(0, -1)])), /not a positive number/],
@@ -78,7 +119,7 @@ describe('nightly entry', () => {
 });
 
 describe('nightly steps', () => {
-  it('the series searched: ratios against the newest night\'s reference only; medians when no night has a ratio', () => {
+  it("the series searched: ratios against the newest night's reference only; medians when no night has a ratio", () => {
     const h = history([...Array.from({ length: 5 }, (_, k) => night(k, 0.8, 'sha256:old')), night(5, undefined), ...Array.from({ length: 6 }, (_, k) => night(6 + k, 1))]);
     const [s] = historySeries(h);
     expect(s).toMatchObject({ scenario: 'one_fast', metric: 'consumed_rate', series: 'ratio' });

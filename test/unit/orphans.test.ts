@@ -18,8 +18,11 @@ describe('container owners', () => {
     const args = labelArgs('r1');
     const labels = Object.fromEntries(args.filter((_, i) => i % 2 === 1).map((l) => l.split('=') as [string, string]));
     expect(labels).toEqual({
-      'rabbitmq-perf-gate': '1', 'rabbitmq-perf-gate.run': 'r1',
-      [OWNER_LABELS.host]: os.hostname(), [OWNER_LABELS.pid]: String(process.pid), [OWNER_LABELS.start]: startOf(process.pid),
+      'rabbitmq-perf-gate': '1',
+      'rabbitmq-perf-gate.run': 'r1',
+      [OWNER_LABELS.host]: os.hostname(),
+      [OWNER_LABELS.pid]: String(process.pid),
+      [OWNER_LABELS.start]: startOf(process.pid),
       [OWNER_LABELS.boot]: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
     });
     expect(ownerState(ownerOf(process.pid))).toBe('alive');
@@ -38,7 +41,11 @@ describe('container owners', () => {
 
   it('a zombie (exited, not yet reaped by its parent) is gone', async () => {
     // sh starts a short sleep in the background, then becomes `sleep 5`, which never reaps it.
-    const pid = Number(execFileSync('sh', ['-c', 'sh -c \'sleep 0.1 & echo $!; exec sleep 5 >/dev/null\' & sleep 0.05'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0]);
+    const pid = Number(
+      execFileSync('sh', ['-c', "sh -c 'sleep 0.1 & echo $!; exec sleep 5 >/dev/null' & sleep 0.05"], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .trim()
+        .split('\n')[0],
+    );
     const owner = ownerOf(pid);
     await wait(600);
     expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0]).toBe('Z');

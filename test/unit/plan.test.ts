@@ -36,7 +36,14 @@ describe('plan', () => {
     const firsts = Array.from({ length: 20 }, (_, r) => p[r * 2].target);
     expect(new Set(firsts)).toEqual(new Set(['A', 'B']));
     const q = buildPlan(scenarios, ['A'], 10, 7);
-    const orders = new Set(Array.from({ length: 10 }, (_, r) => q.slice(r * 3, r * 3 + 3).map((t) => t.scenario.id).join()));
+    const orders = new Set(
+      Array.from({ length: 10 }, (_, r) =>
+        q
+          .slice(r * 3, r * 3 + 3)
+          .map((t) => t.scenario.id)
+          .join(),
+      ),
+    );
     expect(orders.size).toBeGreaterThan(1);
   });
 });

@@ -79,8 +79,17 @@ describe('producer logic (fake transport)', () => {
     const rec = new TrialRecorder();
     let sends = 0;
     const p = new Producer(ch, spec('q', {}).workload, '', 'q', rec, (s) => ({
-      blocked: false, capacity: 1, messageBytes: 100, flush: () => true,
-      send: () => { if (++sends > 3) { s.onError(new Error('Channel closed')); return false; } return true; },
+      blocked: false,
+      capacity: 1,
+      messageBytes: 100,
+      flush: () => true,
+      send: () => {
+        if (++sends > 3) {
+          s.onError(new Error('Channel closed'));
+          return false;
+        }
+        return true;
+      },
     }));
     p.startUnlimited();
     await tick();

@@ -13,13 +13,22 @@ import { beforeCommandVersions } from '../../src/workload/protocols/stream-compa
 import { ofKind } from '../support/kinds';
 
 const info = (version: string, endpoints: TargetInfo['endpoints'], kind: TargetInfo['kind'] = 'docker'): TargetInfo => ({
-  id: `v${version}`, label: `RabbitMQ ${version}`, kind, amqpUrl: 'amqp://x', managementUrl: 'http://x', rabbitmqVersion: version, erlangVersion: '26', nodes: [], endpoints,
+  id: `v${version}`,
+  label: `RabbitMQ ${version}`,
+  kind,
+  amqpUrl: 'amqp://x',
+  managementUrl: 'http://x',
+  rabbitmqVersion: version,
+  erlangVersion: '26',
+  nodes: [],
+  endpoints,
 });
 const ALL = { stream: '127.0.0.1:1', mqtt: '127.0.0.1:2', 'amqp-1.0': '127.0.0.1:3' };
 const timed = async () => ({ stopSeconds: 1, startSeconds: 1, killed: false });
 /** restart: what a docker target offers (single node: both methods; a cluster: its application only). */
 const handle = (i: TargetInfo, restart: 'single' | 'cluster' | false = 'single'): Capable => ({
-  info: i, ...(restart ? { restartNode: { app: timed, ...(restart === 'single' ? { container: timed } : {}) } } : {}),
+  info: i,
+  ...(restart ? { restartNode: { app: timed, ...(restart === 'single' ? { container: timed } : {}) } } : {}),
 });
 const spec = (id: string) => resolveScenarios(id).scenarios[0];
 
@@ -52,7 +61,7 @@ describe('what a target cannot run', () => {
     expect(unmetNeed(spec('node_start_classic_queues'), [url])?.why).toMatch(/cannot be restarted$/);
   });
 
-  it('restarts a cluster\'s node 1 by its application only, and says how when a scenario asks for its container', () => {
+  it("restarts a cluster's node 1 by its application only, and says how when a scenario asks for its container", () => {
     const cluster = handle(info('4.0.5', ALL), 'cluster');
     const single = handle(info('4.0.5', ALL));
     expect(spec('start_app_classic_queues')).toMatchObject({ kind: 'restart', restart: { method: 'app', queues: 1000 } });
@@ -61,12 +70,14 @@ describe('what a target cannot run', () => {
     expect(u?.why).toBe("restarts the broker node's container, which needs a single-node docker target started by this tool; RabbitMQ 4.0.5 (a cluster) cannot be restarted");
     expect(u?.fix).toMatch(/restart\.method: app/);
     const url = handle(info('4.0.5', ALL, 'url'), false);
-    expect(unmetNeed(spec('start_app_classic_queues'), [url])?.why).toBe("restarts node 1's RabbitMQ application, which needs a docker target started by this tool; RabbitMQ 4.0.5 (an existing broker, attached by URL) cannot be restarted");
+    expect(unmetNeed(spec('start_app_classic_queues'), [url])?.why).toBe(
+      "restarts node 1's RabbitMQ application, which needs a docker target started by this tool; RabbitMQ 4.0.5 (an existing broker, attached by URL) cannot be restarted",
+    );
   });
 });
 
 describe('a docker target for protocol scenarios', () => {
-  it('enables the plugins the scenarios need, next to the user\'s and its own', () => {
+  it("enables the plugins the scenarios need, next to the user's and its own", () => {
     expect(pluginsFor(resolveScenarios('protocols').scenarios)).toEqual(['rabbitmq_mqtt', 'rabbitmq_stream']);
     expect(pluginsFor(resolveScenarios('pr').scenarios)).toEqual([]);
     const user = { path: 'enabled_plugins', content: Buffer.from('[rabbitmq_shovel].\n') };
@@ -75,11 +86,14 @@ describe('a docker target for protocol scenarios', () => {
     expect(l.files.get('enabled_plugins')?.toString()).toBe('[rabbitmq_shovel,rabbitmq_management,rabbitmq_prometheus,rabbitmq_stream].\n');
   });
 
-  it('gives every protocol plugin its own port (MQTT\'s 1883 would collide) and advertises the stream port the runner reaches', () => {
+  it("gives every protocol plugin its own port (MQTT's 1883 would collide) and advertises the stream port the runner reaches", () => {
     const inner = { amqp: 1, mgmt: 2, prom: 3, stream: 4, mqtt: 5 };
     expect(listenerLines(['rabbitmq_management'], inner, 4)).toEqual(['listeners.tcp.default = 1', 'management.tcp.port = 2', 'prometheus.tcp.port = 3']);
     expect(listenerLines(['rabbitmq_stream', 'rabbitmq_mqtt'], { ...inner, stream: 5552 }, 26001).slice(3)).toEqual([
-      'stream.listeners.tcp.default = 5552', 'stream.advertised_host = 127.0.0.1', 'stream.advertised_port = 26001', 'mqtt.listeners.tcp.default = 5',
+      'stream.listeners.tcp.default = 5552',
+      'stream.advertised_host = 127.0.0.1',
+      'stream.advertised_port = 26001',
+      'mqtt.listeners.tcp.default = 5',
     ]);
   });
 });
@@ -88,8 +102,10 @@ describe('protocol scenarios as data', () => {
   it('expands the protocol axis into one workload per protocol, AMQP 0-9-1 staying a messaging scenario', () => {
     const specs = resolveScenarios('protocols_one_fast').scenarios;
     expect(specs.map((s) => `${s.id}:${s.kind}`)).toEqual([
-      'protocols_one_fast[protocol=amqp-0-9-1]:messaging', 'protocols_one_fast[protocol=amqp-1.0]:protocol',
-      'protocols_one_fast[protocol=stream]:protocol', 'protocols_one_fast[protocol=mqtt]:protocol',
+      'protocols_one_fast[protocol=amqp-0-9-1]:messaging',
+      'protocols_one_fast[protocol=amqp-1.0]:protocol',
+      'protocols_one_fast[protocol=stream]:protocol',
+      'protocols_one_fast[protocol=mqtt]:protocol',
     ]);
     // MQTT's QoS follows the confirm window; a stream takes a stream's arguments, as -sq does.
     expect(ofKind(specs[3], 'protocol').protocol).toEqual({ name: 'mqtt', version: '3.1.1', qos: 1, idleConnections: 0 });
@@ -97,7 +113,7 @@ describe('protocol scenarios as data', () => {
     expect(specs.every((s) => s.workload.confirm === 200 && s.workload.size === 100)).toBe(true);
   });
 
-  it('expands sub-entry sizes and QoS levels, and keeps a protocol block\'s settings', () => {
+  it("expands sub-entry sizes and QoS levels, and keeps a protocol block's settings", () => {
     expect(resolveScenarios('stream_one_fast').scenarios.map((s) => ofKind(s, 'protocol').protocol)).toEqual([
       { name: 'stream', subEntrySize: 1, offset: 'next', backlog: 0, filterValues: 0 },
       { name: 'stream', subEntrySize: 100, offset: 'next', backlog: 0, filterValues: 0 },

@@ -13,8 +13,13 @@ function trial(target: string, i: number, scale: number): TrialResult {
   const h = newHistogram();
   for (let v = 1; v <= 1000; v++) h.recordValue(Math.round(v * 100 * scale));
   return {
-    scenario: 'one_fast', target, trial: i, order: i * 2 + (target === 'candidate' ? 0 : 1), startedAt: '2024-01-01T00:00:00Z', valid: true,
-    metrics: { published_rate: 1000 * (1 + i / 100) / scale, consumed_rate: 990 / scale, latency_p99_ms: 99 * scale },
+    scenario: 'one_fast',
+    target,
+    trial: i,
+    order: i * 2 + (target === 'candidate' ? 0 : 1),
+    startedAt: '2024-01-01T00:00:00Z',
+    valid: true,
+    metrics: { published_rate: (1000 * (1 + i / 100)) / scale, consumed_rate: 990 / scale, latency_p99_ms: 99 * scale },
     series: [0, 1, 2].map((t) => ({ t, published: 1000 + i * 10 + t, confirmed: 1000, consumed: (990 + i * 10) / scale })),
     histograms: { latency: encode(h) },
   };
@@ -22,25 +27,75 @@ function trial(target: string, i: number, scale: number): TrialResult {
 
 function comparison(metric: string, verdict: Comparison['verdict'], ratio: number, gating = true): Comparison {
   return {
-    scenario: 'one_fast', metric, unit: 'msg/s', direction: metric.startsWith('latency') ? 'lower' : 'higher', against: 'baseline',
-    baselineLabel: EVIL, candidateLabel: 'broker', nBaseline: 5, nCandidate: 5, baselineMedian: 1000, candidateMedian: 1000 * ratio,
-    ratio, ciLow: ratio - 0.05, ciHigh: ratio + 0.05, pValue: 0.008, pAdjusted: 0.024, tolerance: 0.1,
-    change: verdict === 'fail' ? 'worse' : 'same', verdict, reason: `because ${EVIL}`, gating,
+    scenario: 'one_fast',
+    metric,
+    unit: 'msg/s',
+    direction: metric.startsWith('latency') ? 'lower' : 'higher',
+    against: 'baseline',
+    baselineLabel: EVIL,
+    candidateLabel: 'broker',
+    nBaseline: 5,
+    nCandidate: 5,
+    baselineMedian: 1000,
+    candidateMedian: 1000 * ratio,
+    ratio,
+    ciLow: ratio - 0.05,
+    ciHigh: ratio + 0.05,
+    pValue: 0.008,
+    pAdjusted: 0.024,
+    tolerance: 0.1,
+    change: verdict === 'fail' ? 'worse' : 'same',
+    verdict,
+    reason: `because ${EVIL}`,
+    gating,
   };
 }
 
 function fixture(): RunReport {
-  const target = (id: string, label: string) => ({ id, label, kind: 'url' as const, amqpUrl: 'amqp://guest:***@h:5672', managementUrl: 'http://h:15672', rabbitmqVersion: '3.13.0', erlangVersion: '26.2', nodes: [{ name: 'rabbit@h' }] });
+  const target = (id: string, label: string) => ({
+    id,
+    label,
+    kind: 'url' as const,
+    amqpUrl: 'amqp://guest:***@h:5672',
+    managementUrl: 'http://h:15672',
+    rabbitmqVersion: '3.13.0',
+    erlangVersion: '26.2',
+    nodes: [{ name: 'rabbit@h' }],
+  });
   return {
-    schemaVersion: 1, tool: { name: 'rabbitmq-perf-gate', version: 'test' }, createdAt: '2024-01-01T00:00:00Z', mode: 'check',
+    schemaVersion: 1,
+    tool: { name: 'rabbitmq-perf-gate', version: 'test' },
+    createdAt: '2024-01-01T00:00:00Z',
+    mode: 'check',
     fingerprint: { tool: 'rabbitmq-perf-gate', toolVersion: 'test', node: 'v24', os: 'Linux', kernel: '6', cpuModel: EVIL, cores: 2, memoryBytes: 2 ** 33 },
-    preset: 'smoke', repetitions: 5, seed: 1,
-    scenarios: [{ id: 'one_fast', kind: 'messaging', description: `desc ${EVIL}`, origin: { source: 'test', command: 'perf_test -x 1' }, workload: {} as never, warmupSeconds: 1, durationSeconds: 3, gate: ['published_rate', 'consumed_rate', 'latency_p99_ms'], tolerances: {}, file: 'x', lines: {} }],
+    preset: 'smoke',
+    repetitions: 5,
+    seed: 1,
+    scenarios: [
+      {
+        id: 'one_fast',
+        kind: 'messaging',
+        description: `desc ${EVIL}`,
+        origin: { source: 'test', command: 'perf_test -x 1' },
+        workload: {} as never,
+        warmupSeconds: 1,
+        durationSeconds: 3,
+        gate: ['published_rate', 'consumed_rate', 'latency_p99_ms'],
+        tolerances: {},
+        file: 'x',
+        lines: {},
+      },
+    ],
     targets: [target('candidate', 'broker'), target('baseline', EVIL)],
     candidate: 'candidate',
     trials: [0, 1, 2, 3, 4].flatMap((i) => [trial('candidate', i, 1.2), trial('baseline', i, 1)]),
     comparisons: [comparison('published_rate', 'fail', 0.8), comparison('consumed_rate', 'pass', 1.01), comparison('latency_p99_ms', 'warn', 1.2), comparison('latency_p50_ms', 'pass', 1, false)],
-    decidedBy: `same-run A/B against ${EVIL}`, verdict: 'fail', regressions: 1, improvements: 0, errors: [{ scope: 'run', message: EVIL }], durationSeconds: 60,
+    decidedBy: `same-run A/B against ${EVIL}`,
+    verdict: 'fail',
+    regressions: 1,
+    improvements: 0,
+    errors: [{ scope: 'run', message: EVIL }],
+    durationSeconds: 60,
   };
 }
 

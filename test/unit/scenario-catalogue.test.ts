@@ -11,9 +11,22 @@ import { minAttainableP } from '../../src/compare/stats';
 import { ALPHA, defaultRepetitions } from '../../src/compare/compare';
 import { ofKind } from '../support/kinds';
 
-const SCRIPT_SH = ['one_fast', 'two_publishers_no_consumers', 'one_consumer_no_publishers', 'fivers', 'fanout10', 'one_one_one',
-  'seven_thousand_slow_one_queue', 'thousand_slow_thousand_queues', 'consumers_join_late', 'consumers_join_late_sac',
-  'one_fast_multiack', 'publish_only_ttl', 'publish_to_nack', 'nack_published'];
+const SCRIPT_SH = [
+  'one_fast',
+  'two_publishers_no_consumers',
+  'one_consumer_no_publishers',
+  'fivers',
+  'fanout10',
+  'one_one_one',
+  'seven_thousand_slow_one_queue',
+  'thousand_slow_thousand_queues',
+  'consumers_join_late',
+  'consumers_join_late_sac',
+  'one_fast_multiack',
+  'publish_only_ttl',
+  'publish_to_nack',
+  'nack_published',
+];
 
 /** rabbitmq/testing main/script.sh (6b49d5c), the 14 workload lines verbatim. */
 const SCRIPT_LINES = [
@@ -60,7 +73,9 @@ describe('the scenario catalogue', () => {
       for (const l of lines.filter((x) => x.startsWith('perf_test '))) applyPerfTestArgs(perfTestDefaults(id), l, { file: s.file });
       expect(s.workload.persistent || (s.kind === 'phases' && s.phases[0].workload.persistent)).toBe(true);
     }
-    expect(readFileSync(packagePath('scenarios/publish_only_ttl.yml'), 'utf8')).toContain("rabbitmqadmin declare policy --name ttl_dlq --pattern publish_only_ttl --definition '{\"dead-letter-exchange\":\"\",\"dead-letter-routing-key\":\"ttl_dlq\"}' --apply-to queues");
+    expect(readFileSync(packagePath('scenarios/publish_only_ttl.yml'), 'utf8')).toContain(
+      'rabbitmqadmin declare policy --name ttl_dlq --pattern publish_only_ttl --definition \'{"dead-letter-exchange":"","dead-letter-routing-key":"ttl_dlq"}\' --apply-to queues',
+    );
   });
 
   it('models the dead-letter workloads with their policies and queues', () => {
@@ -86,7 +101,11 @@ describe('the scenario catalogue', () => {
     expect(2 * minutes('pr')).toBeLessThanOrEqual(10);
     const gates = resolveScenarios('pr').scenarios.reduce((n, s) => n + s.gate.length, 0);
     expect(minAttainableP(5, 5) * gates).toBeLessThan(ALPHA);
-    expect(resolveScenarios('standard').scenarios.map((s) => s.id).sort()).toEqual([...SCRIPT_SH].sort());
+    expect(
+      resolveScenarios('standard')
+        .scenarios.map((s) => s.id)
+        .sort(),
+    ).toEqual([...SCRIPT_SH].sort());
     expect(resolveScenarios('full').scenarios.length).toBe(all.length);
   });
 
@@ -102,7 +121,7 @@ describe('the scenario catalogue', () => {
     expect(defaultRepetitions(resolveScenarios('standard').scenarios, true, 6)).toBe(10);
   });
 
-  it('strict: every gating metric at the preset\'s 2 % tolerance, 80 pairs in an A/B, within 30 minutes; pr is sequential', () => {
+  it("strict: every gating metric at the preset's 2 % tolerance, 80 pairs in an A/B, within 30 minutes; pr is sequential", () => {
     const strict = resolveScenarios('strict');
     expect(strict.scenarios.every((s) => s.gate.every((m) => s.tolerances[m] === 0.02))).toBe(true);
     expect(defaultRepetitions(strict.scenarios, true, strict.pairs)).toBe(80);

@@ -71,8 +71,12 @@ describe('scenario file features', () => {
   it('expands axes into ids, clamps sizes below 12 and says so', () => {
     const specs = parseScenario(`${HEAD}perf-test: -x 2 -y 2 -c 3000 -ad false -f persistent\naxes:\n  size: [10, 5000]\n  queueType: [classic-v2, quorum, stream]\n`, 'f.yml');
     expect(specs.map((s) => s.id)).toEqual([
-      't[size=12,queue=classic-v2]', 't[size=12,queue=quorum]', 't[size=12,queue=stream]',
-      't[size=5000,queue=classic-v2]', 't[size=5000,queue=quorum]', 't[size=5000,queue=stream]',
+      't[size=12,queue=classic-v2]',
+      't[size=12,queue=quorum]',
+      't[size=12,queue=stream]',
+      't[size=5000,queue=classic-v2]',
+      't[size=5000,queue=quorum]',
+      't[size=5000,queue=stream]',
     ]);
     expect(specs[0].workload.size).toBe(12);
     expect(specs[0].notes?.join(' ')).toMatch(/size 10 runs as 12 bytes/);
@@ -95,34 +99,52 @@ describe('scenario file features', () => {
   });
 
   it('parses phases on top of the top-level command', () => {
-    const [parsed] = parseScenario(`${HEAD}perf-test: -u q -qa x-max-length=10 -ad false -f persistent\nphases:\n  - role: fill\n    perf-test: -x 2 -y 0 -c 700\n  - role: drain\n    perf-test: -x 0 -y 1 -q 300 --exit-when empty\n    keepPublishing: true\n`, 'f.yml');
+    const [parsed] = parseScenario(
+      `${HEAD}perf-test: -u q -qa x-max-length=10 -ad false -f persistent\nphases:\n  - role: fill\n    perf-test: -x 2 -y 0 -c 700\n  - role: drain\n    perf-test: -x 0 -y 1 -q 300 --exit-when empty\n    keepPublishing: true\n`,
+      'f.yml',
+    );
     expect(parsed.kind).toBe('phases');
     const s = ofKind(parsed, 'phases');
     expect(s.gate).toEqual(['fill_rate', 'drain_rate']);
     expect(s.phases.map((p) => [p.role, p.workload.producers, p.workload.consumers, p.workload.queue, p.keepPublishing])).toEqual([
-      ['fill', 2, 0, 'q', false], ['drain', 0, 1, 'q', true],
+      ['fill', 2, 0, 'q', false],
+      ['drain', 0, 1, 'q', true],
     ]);
     expect(s.phases[1].workload.qos).toBe(300);
     expect(s.phases[1].workload.queueArgs).toEqual({ 'x-max-length': 10 });
   });
 
   it('parses setup, churn and import with their default gates', () => {
-    const [ttl] = parseScenario(`${HEAD}perf-test: -y 0\nsetup:\n  policies:\n    - { name: p, pattern: q, definition: { dead-letter-exchange: '' } }\n  queues: [dlq]\n  deadLetterQueue: dlq\n`, 'f.yml');
+    const [ttl] = parseScenario(
+      `${HEAD}perf-test: -y 0\nsetup:\n  policies:\n    - { name: p, pattern: q, definition: { dead-letter-exchange: '' } }\n  queues: [dlq]\n  deadLetterQueue: dlq\n`,
+      'f.yml',
+    );
     expect(ttl.setup).toEqual({ policies: [{ name: 'p', pattern: 'q', definition: { 'dead-letter-exchange': '' }, applyTo: 'queues', priority: 0 }], queues: ['dlq'], deadLetterQueue: 'dlq' });
     expect(ttl.gate).toEqual(['published_rate']);
     const churn = ofKind(parseScenario(`${HEAD}churn: { object: binding, durable: true }\n`, 'f.yml')[0], 'churn');
     expect([churn.kind, churn.churn, churn.gate]).toEqual(['churn', { object: 'binding', durable: true, concurrency: 1 }, ['bind_churn_ops']]);
     const imp = ofKind(parseScenario(`${HEAD}import: { queues: 1000, vhosts: 10 }\nscale: 0.1\nscaled: [imports]\n`, 'f.yml')[0], 'import');
-    expect([imp.kind, imp.import, imp.gate, imp.warmupSeconds]).toEqual(['import',
-      { queues: 100, bindingsPerQueue: 0, vhosts: 1, queueType: 'classic', reimport: true }, ['import_seconds', 'reimport_seconds'], 0]);
+    expect([imp.kind, imp.import, imp.gate, imp.warmupSeconds]).toEqual([
+      'import',
+      { queues: 100, bindingsPerQueue: 0, vhosts: 1, queueType: 'classic', reimport: true },
+      ['import_seconds', 'reimport_seconds'],
+      0,
+    ]);
   });
 
   it('parses a restart block with its defaults, scale and gate, and estimates its trials from it', () => {
     const s = ofKind(parseScenario(`${HEAD}restart:\n  queues: 100000\nscale: 0.01\nscaled: [queues]\n`, 'f.yml')[0], 'restart');
-    expect([s.kind, s.restart, s.gate, s.warmupSeconds]).toEqual(['restart',
-      { queues: 1000, queueType: 'classic', durable: true, messagesPerQueue: 0, messageSize: 100, method: 'container' }, ['node_start_seconds'], 0]);
+    expect([s.kind, s.restart, s.gate, s.warmupSeconds]).toEqual([
+      'restart',
+      { queues: 1000, queueType: 'classic', durable: true, messagesPerQueue: 0, messageSize: 100, method: 'container' },
+      ['node_start_seconds'],
+      0,
+    ]);
     expect(s.lines.restart).toBe(5);
-    const q = ofKind(parseScenario(`${HEAD}restart: { queues: 10000, queueType: quorum, messagesPerQueue: 100, messageSize: 1000 }\nscale: 0.01\nscaled: [queues, messages]\n`, 'f.yml', { scale: 0.1 })[0], 'restart');
+    const q = ofKind(
+      parseScenario(`${HEAD}restart: { queues: 10000, queueType: quorum, messagesPerQueue: 100, messageSize: 1000 }\nscale: 0.01\nscaled: [queues, messages]\n`, 'f.yml', { scale: 0.1 })[0],
+      'restart',
+    );
     expect(q.restart).toEqual({ queues: 10, queueType: 'quorum', durable: true, messagesPerQueue: 1, messageSize: 1000, method: 'container' });
     // A restart's estimate is boot + queues, whatever the window says; quorum queues cost more.
     const c = ofKind(parseScenario(`${HEAD}restart: { queues: 10 }\nduration: 1\n`, 'f.yml')[0], 'restart');

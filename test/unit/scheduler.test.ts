@@ -54,7 +54,9 @@ describe('rate scheduler', () => {
       expect(p.sent.length).toBeLessThanOrEqual(due);
       expect(p.sent.length).toBeGreaterThanOrEqual(due - 1);
       if (p.sent.length < due) short++;
-      p.sent.forEach((t, k) => { expect(t).toBeGreaterThanOrEqual(first + k * 1000); });
+      p.sent.forEach((t, k) => {
+        expect(t).toBeGreaterThanOrEqual(first + k * 1000);
+      });
     });
     expect(short).toBeLessThan(7000 * 0.05);
     // Sent within a tick or two of being due (the wheel's 10 ms slots), not seconds late.

@@ -12,7 +12,7 @@ import type { Comparison, RunReport } from '../../src/schema/types';
 import { spec } from '../support/broker';
 
 describe('nominalLevel', () => {
-  it('five looks: one level near Pocock\'s, family rate ≤ α; the fixed level at every look would give more than twice α', () => {
+  it("five looks: one level near Pocock's, family rate ≤ α; the fixed level at every look would give more than twice α", () => {
     const g = nominalLevel(ALPHA, DEFAULT_LOOKS);
     expect(g).toBeGreaterThan(0.016);
     expect(g).toBeLessThan(0.021);
@@ -29,17 +29,28 @@ describe('nominalLevel', () => {
     const random = rng(7);
     // Laplace noise of the log ratio, 6 % scale, centred on the tolerance's edge: the tolerance is
     // a ratio in the bad direction, so for a throughput 5 % worse is 1 / 1.05 of the reference.
-    const laplace = () => { const u = random() - 0.5; return -0.06 * Math.sign(u) * Math.log(1 - 2 * Math.abs(u)); };
+    const laplace = () => {
+      const u = random() - 0.5;
+      return -0.06 * Math.sign(u) * Math.log(1 - 2 * Math.abs(u));
+    };
     const runs = 3000;
     let fails = 0;
     for (let r = 0; r < runs; r++) {
       const ref = Array.from({ length: 32 }, () => 20_000 * (1 + random()));
       const cand = ref.map((v) => (v / 1.05) * Math.exp(laplace()));
       for (const n of DEFAULT_LOOKS) {
-        const [c] = compareSamples({ scenarios: [s], against: 'A', paired: true, alpha: g,
+        const [c] = compareSamples({
+          scenarios: [s],
+          against: 'A',
+          paired: true,
+          alpha: g,
           reference: { label: 'A', values: { [s.id]: { consumed_rate: ref.slice(0, n) } } },
-          candidate: { label: 'B', values: { [s.id]: { consumed_rate: cand.slice(0, n) } } } });
-        if (c.verdict === 'fail') { fails++; break; }
+          candidate: { label: 'B', values: { [s.id]: { consumed_rate: cand.slice(0, n) } } },
+        });
+        if (c.verdict === 'fail') {
+          fails++;
+          break;
+        }
         if (decidedAtLook([c])) break;
       }
     }
@@ -60,7 +71,8 @@ describe('decidedAtLook', () => {
   });
 
   it('the equivalence margin is the stop: a metric whose CI rules out a regression of its margin has answered', () => {
-    const thr = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number, answer?: Comparison['answer']) => ({ verdict, gating: true, direction: 'higher', ciLow, ciHigh, ...(answer ? { answer } : {}) }) as Comparison;
+    const thr = (verdict: Comparison['verdict'], ciLow: number, ciHigh: number, answer?: Comparison['answer']) =>
+      ({ verdict, gating: true, direction: 'higher', ciLow, ciHigh, ...(answer ? { answer } : {}) }) as Comparison;
     expect(decidedAtLook([thr('pass', 0.93, 1.06, 'no-regression')])).toBe(true); // throughput at worst −7 %: green
     expect(decidedAtLook([thr('inconclusive', 0.9, 1.06, 'undecided')])).toBe(false); // −10 % still possible
     expect(decidedAtLook([thr('warn', 0.92, 0.98, 'no-regression'), thr('pass', 0.97, 1.02, 'no-regression')])).toBe(true); // slower, but not by 10 %
@@ -85,19 +97,39 @@ describe('sequentialDesign', () => {
 
   it('the report sentence: where each scenario stopped, and the time saved against the fixed design', () => {
     const d = sequentialDesign(DEFAULT_LOOKS, 5, 24);
-    const q = sequentialSummary(d, new Map([['one_fast', 12], ['fivers', 32], ['fanout10', 12]]), () => 3.5);
+    const q = sequentialSummary(
+      d,
+      new Map([
+        ['one_fast', 12],
+        ['fivers', 32],
+        ['fanout10', 12],
+      ]),
+      () => 3.5,
+    );
     expect(q.savedSeconds).toBe(Math.round((12 + 12 - 8) * 2 * 3.5));
     expect(sequentialText({ sequential: q } as RunReport)).toBe(
-      'Group-sequential A/B: one_fast, fanout10 after 12 pairs (look 1 of 4); fivers after 32 pairs (the cap); 1.9 min of trials saved against the fixed 24 pairs.');
+      'Group-sequential A/B: one_fast, fanout10 after 12 pairs (look 1 of 4); fivers after 32 pairs (the cap); 1.9 min of trials saved against the fixed 24 pairs.',
+    );
     expect(sequentialText({} as RunReport)).toBe('');
   });
 
   it('fail-fast: the summary names the scenario whose fail ended the run, and the sentence says the rest stopped there', () => {
     const d = sequentialDesign([10, 12, 16, 24, 32, 40], 5, 24);
-    const q = sequentialSummary(d, new Map([['one_fast', 10], ['fanout10', 10], ['fivers', 10]]), () => 3.5, { scenario: 'one_fast', pairs: 10 });
+    const q = sequentialSummary(
+      d,
+      new Map([
+        ['one_fast', 10],
+        ['fanout10', 10],
+        ['fivers', 10],
+      ]),
+      () => 3.5,
+      { scenario: 'one_fast', pairs: 10 },
+    );
     expect(q.failedFast).toEqual({ scenario: 'one_fast', pairs: 10 });
-    expect(sequentialText({ sequential: q } as RunReport)).toBe('Group-sequential A/B: one_fast, fanout10, fivers after 10 pairs (look 1 of 6); '
-      + '4.9 min of trials saved against the fixed 24 pairs. Fail-fast: one_fast failed after 10 pairs, so the scenarios still undecided stopped there.');
+    expect(sequentialText({ sequential: q } as RunReport)).toBe(
+      'Group-sequential A/B: one_fast, fanout10, fivers after 10 pairs (look 1 of 6); ' +
+        '4.9 min of trials saved against the fixed 24 pairs. Fail-fast: one_fast failed after 10 pairs, so the scenarios still undecided stopped there.',
+    );
     expect(sequentialSummary(d, new Map(), () => 1)).not.toHaveProperty('failedFast');
   });
 });

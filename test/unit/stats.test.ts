@@ -5,13 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { holm } from '../../src/compare/holm';
 import { rng } from '../../src/plan/plan';
-import {
-  hodgesLehmannRatio,
-  mannWhitneyExact,
-  mannWhitneyNormal,
-  median,
-  minAttainableP,
-} from '../../src/compare/stats';
+import { hodgesLehmannRatio, mannWhitneyExact, mannWhitneyNormal, median, minAttainableP } from '../../src/compare/stats';
 
 // --- independent reference implementation ------------------------------------------------
 
@@ -325,7 +319,10 @@ describe('hodgesLehmannRatio', () => {
     // The differences are log 1.2 + log(x_j / x_i): symmetric about log 1.2 but not constant,
     // so the interval is not degenerate unless x is constant; low · high = 1.2².
     const x = [100, 103, 98, 110, 95, 101, 99, 104, 97, 102];
-    const r = hodgesLehmannRatio(x, x.map((v) => v * 1.2))!;
+    const r = hodgesLehmannRatio(
+      x,
+      x.map((v) => v * 1.2),
+    )!;
     expect(r.ratio).toBeCloseTo(1.2, 12);
     expect(r.low).toBeLessThan(1.2);
     expect(r.high).toBeGreaterThan(1.2);
@@ -347,7 +344,12 @@ describe('hodgesLehmannRatio', () => {
 
   it('matches the brute-force U distribution: largest k whose level reaches the request', () => {
     const rand = rng(5);
-    for (const [n, m] of [[3, 4], [5, 5], [4, 7], [6, 6]] as const) {
+    for (const [n, m] of [
+      [3, 4],
+      [5, 5],
+      [4, 7],
+      [6, 6],
+    ] as const) {
       const counts = bruteForce(
         Array.from({ length: n }, (_, i) => i),
         Array.from({ length: m }, (_, j) => n + j),
@@ -446,14 +448,18 @@ describe('holm', () => {
   it('reproduces the textbook example p = [0.01, 0.04, 0.03, 0.005]', () => {
     const adj = holm([0.01, 0.04, 0.03, 0.005]);
     const expected = [0.03, 0.06, 0.06, 0.02];
-    adj.forEach((v, i) => { expect(v).toBeCloseTo(expected[i], 12); });
+    adj.forEach((v, i) => {
+      expect(v).toBeCloseTo(expected[i], 12);
+    });
   });
 
   it('enforces monotonicity (hand-computed like R p.adjust(p, "holm"))', () => {
     // Sorted p·(5,4,3,2,1) = 0.05, 0.08, 0.09, 0.08, 0.05 → running max 0.05, 0.08, 0.09, 0.09, 0.09.
     const adj = holm([0.05, 0.01, 0.04, 0.02, 0.03]);
     const expected = [0.09, 0.05, 0.09, 0.08, 0.09];
-    adj.forEach((v, i) => { expect(v).toBeCloseTo(expected[i], 12); });
+    adj.forEach((v, i) => {
+      expect(v).toBeCloseTo(expected[i], 12);
+    });
   });
 
   it('caps at 1 and handles trivial inputs', () => {

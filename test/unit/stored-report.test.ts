@@ -18,22 +18,46 @@ const dir = mkdtempSync(join(tmpdir(), 'perf-gate-stored-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const scenario = (id: string) => ({
-  id, description: id, origin: { source: 'test', command: '' }, workload: perfTestDefaults(id),
-  warmupSeconds: 1, durationSeconds: 3, gate: ['published_rate'], tolerances: {}, file: 'x.yml', lines: {},
+  id,
+  description: id,
+  origin: { source: 'test', command: '' },
+  workload: perfTestDefaults(id),
+  warmupSeconds: 1,
+  durationSeconds: 3,
+  gate: ['published_rate'],
+  tolerances: {},
+  file: 'x.yml',
+  lines: {},
 });
 
 /** A report as an older release wrote it: no `kind` on the messaging scenario. */
 function olderReport(extra: Record<string, unknown> = {}): string {
   const file = join(dir, `report-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify({
-    ...extra,
-    schemaVersion: SCHEMA_VERSION, tool: { name: TOOL, version: '0.0.9' }, createdAt: '2025-01-01T00:00:00Z', mode: 'check',
-    fingerprint: { tool: TOOL, toolVersion: '0.0.9', node: 'v24', os: 'Linux', kernel: '6', cpuModel: 'cpu', cores: 2, memoryBytes: 2 ** 33 },
-    preset: 'smoke', repetitions: 3, seed: 1,
-    scenarios: [scenario('steady'), { ...scenario('churny'), kind: 'churn', churn: { object: 'queue', durable: false, concurrency: 1 } }],
-    targets: [], candidate: 'candidate', trials: [], comparisons: [], decidedBy: 'nothing', verdict: 'inconclusive',
-    regressions: 0, improvements: 0, errors: [], durationSeconds: 1,
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...extra,
+      schemaVersion: SCHEMA_VERSION,
+      tool: { name: TOOL, version: '0.0.9' },
+      createdAt: '2025-01-01T00:00:00Z',
+      mode: 'check',
+      fingerprint: { tool: TOOL, toolVersion: '0.0.9', node: 'v24', os: 'Linux', kernel: '6', cpuModel: 'cpu', cores: 2, memoryBytes: 2 ** 33 },
+      preset: 'smoke',
+      repetitions: 3,
+      seed: 1,
+      scenarios: [scenario('steady'), { ...scenario('churny'), kind: 'churn', churn: { object: 'queue', durable: false, concurrency: 1 } }],
+      targets: [],
+      candidate: 'candidate',
+      trials: [],
+      comparisons: [],
+      decidedBy: 'nothing',
+      verdict: 'inconclusive',
+      regressions: 0,
+      improvements: 0,
+      errors: [],
+      durationSeconds: 1,
+    }),
+  );
   return file;
 }
 
@@ -47,18 +71,16 @@ describe('stored reports without a scenario kind', () => {
   });
 });
 
-describe('a sequential A/B\'s summary in a stored report (a shard\'s artifact: untrusted)', () => {
+describe("a sequential A/B's summary in a stored report (a shard's artifact: untrusted)", () => {
   const sequential = { looks: [10, 12], level: 0.02, family: 5, futility: 0.1, stopped: { steady: 10 }, fixedPairs: 24, savedSeconds: 100 };
   it('loads with and without the fail-fast field', () => {
     expect(readReport(olderReport({ sequential })).sequential?.failedFast).toBeUndefined();
-    expect(readReport(olderReport({ sequential: { ...sequential, failedFast: { scenario: 'steady', pairs: 10 } } })).sequential?.failedFast)
-      .toEqual({ scenario: 'steady', pairs: 10 });
+    expect(readReport(olderReport({ sequential: { ...sequential, failedFast: { scenario: 'steady', pairs: 10 } } })).sequential?.failedFast).toEqual({ scenario: 'steady', pairs: 10 });
   });
   it('refuses a malformed fail-fast field', () => {
     expect(() => readReport(olderReport({ sequential: { ...sequential, failedFast: { scenario: '', pairs: 'ten' } } }))).toThrow(/failedFast/);
   });
 });
-
 
 describe('one reader: the same error for the same bad file', () => {
   const write = (text: string) => {
@@ -71,7 +93,11 @@ describe('one reader: the same error for the same bad file', () => {
     ['not JSON', '{\n "trials": [],\n oops\n}', /^the (report )?file is not valid JSON/],
     ['a newer schema', JSON.stringify({ ...report(), schemaVersion: 99 }), /^the report file has schema version 99, newer than this version of rabbitmq-perf-gate understands \(1\)$/],
     ['an older one no step migrates', JSON.stringify({ ...report(), schemaVersion: 0 }), /^the report file has schema version 0, which can no longer be migrated$/],
-    ['a field of the wrong type', JSON.stringify({ ...report(), verdict: 'maybe' }), /^the report file is malformed: \/verdict must be equal to one of the allowed values \["pass","warn","fail","inconclusive"\]$/],
+    [
+      'a field of the wrong type',
+      JSON.stringify({ ...report(), verdict: 'maybe' }),
+      /^the report file is malformed: \/verdict must be equal to one of the allowed values \["pass","warn","fail","inconclusive"\]$/,
+    ],
     ['a required field missing', JSON.stringify({ ...report(), comparisons: undefined }), /^the report file is malformed: \(top level\) must have required property 'comparisons'$/],
   ];
   it.each(cases)('%s: readReport (the action) and readStored (the CLI) say the same', (_what, text, message) => {
@@ -109,7 +135,7 @@ describe('one reader: the same error for the same bad file', () => {
     expect(readStored(join(dir, 'written', 'baseline.json'))).toEqual({ kind: 'baseline', baseline: b });
   });
 
-  it('the schema files pin this release\'s schema version and tool name', () => {
+  it("the schema files pin this release's schema version and tool name", () => {
     const report = JSON.parse(readFileSync('schema/report.schema.json', 'utf8'));
     const baseline = JSON.parse(readFileSync('schema/baseline.schema.json', 'utf8'));
     expect(report.properties.schemaVersion.const).toBe(SCHEMA_VERSION);

@@ -62,7 +62,9 @@ describe('base vs head', () => {
     const head = repo.commit({ [T]: 'image: rabbitmq:4.0\nconfig: [conf/missing.conf]\n' });
     const err = await baseVsHead(workingTree(repo.dir), gitCommit(repo.dir, head), T).catch((e) => e);
     expect(err).toBeInstanceOf(GateError);
-    expect(err.describe()).toMatch(new RegExp(`target.yml \\(git commit ${head.slice(0, 12)}\\):2: config\\[0\\]: config file "conf/missing.conf" .* does not exist in git commit ${head.slice(0, 12)}`));
+    expect(err.describe()).toMatch(
+      new RegExp(`target.yml \\(git commit ${head.slice(0, 12)}\\):2: config\\[0\\]: config file "conf/missing.conf" .* does not exist in git commit ${head.slice(0, 12)}`),
+    );
     const bad = repo.commit({ [T]: 'image: rabbitmq:4.0\nnodez: 3\n' });
     const err2 = await baseVsHead(workingTree(repo.dir), gitCommit(repo.dir, bad), T).catch((e) => e);
     expect(err2.describe()).toMatch(/:2: nodez: unknown field "nodez"/);

@@ -25,28 +25,30 @@ export function amqp10Driver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
    *  connection this driver ended itself). */
   let closing = false;
   const ended = new WeakSet<Connection>();
-  const open = (id: string, onError: (m: string) => void) => new Promise<Connection>((resolve, reject) => {
-    const container = create_container({ id: `${t.vhost}-${id}` });
-    // rhea raises what no handler took (e.g. a transfer the broker had in flight when a receiver
-    // detached) as the container's 'error' event, which would end this process without a listener.
-    container.on('error', (ctx: EventContext) => {
-      if (!closing && !ended.has(conn)) onError(`AMQP 1.0 client ${id}: ${String((ctx.error as Error | undefined)?.message ?? ctx.error ?? 'error')}`);
+  const open = (id: string, onError: (m: string) => void) =>
+    new Promise<Connection>((resolve, reject) => {
+      const container = create_container({ id: `${t.vhost}-${id}` });
+      // rhea raises what no handler took (e.g. a transfer the broker had in flight when a receiver
+      // detached) as the container's 'error' event, which would end this process without a listener.
+      container.on('error', (ctx: EventContext) => {
+        if (!closing && !ended.has(conn)) onError(`AMQP 1.0 client ${id}: ${String((ctx.error as Error | undefined)?.message ?? ctx.error ?? 'error')}`);
+      });
+      const conn = container.connect({ host: t.host, port: t.port, username: t.user, password: t.pass, hostname: `vhost:${t.vhost}`, reconnect: false, idle_time_out: 0 });
+      conns.push(conn);
+      conn.once('connection_open', () => resolve(conn));
+      conn.once('connection_error', (ctx: EventContext) => reject(new Error(`AMQP 1.0 connection ${id} refused: ${ctx.connection.error ?? 'no reason given'}`)));
+      conn.on('disconnected', (ctx: EventContext) => {
+        if (closing || ended.has(conn)) return;
+        const why = ctx.error ? String((ctx.error as Error).message ?? ctx.error) : 'the broker closed it';
+        reject(new Error(`AMQP 1.0 connection ${id} lost: ${why}`));
+        onError(`AMQP 1.0 connection ${id} lost: ${why}`);
+      });
     });
-    const conn = container.connect({ host: t.host, port: t.port, username: t.user, password: t.pass, hostname: `vhost:${t.vhost}`, reconnect: false, idle_time_out: 0 });
-    conns.push(conn);
-    conn.once('connection_open', () => resolve(conn));
-    conn.once('connection_error', (ctx: EventContext) => reject(new Error(`AMQP 1.0 connection ${id} refused: ${ctx.connection.error ?? 'no reason given'}`)));
-    conn.on('disconnected', (ctx: EventContext) => {
-      if (closing || ended.has(conn)) return;
-      const why = ctx.error ? String((ctx.error as Error).message ?? ctx.error) : 'the broker closed it';
-      reject(new Error(`AMQP 1.0 connection ${id} lost: ${why}`));
-      onError(`AMQP 1.0 connection ${id} lost: ${why}`);
+  const linkOpen = <L extends { once(e: string, f: (ctx: EventContext) => void): unknown }>(link: L, what: string) =>
+    new Promise<L>((resolve, reject) => {
+      link.once(what === 'sender' ? 'sendable' : 'receiver_open', () => resolve(link));
+      link.once(`${what}_error`, (ctx: EventContext) => reject(new Error(`AMQP 1.0 ${what} on ${address} refused: ${String(ctx[what as 'sender']?.error ?? 'no reason')}`)));
     });
-  });
-  const linkOpen = <L extends { once(e: string, f: (ctx: EventContext) => void): unknown }>(link: L, what: string) => new Promise<L>((resolve, reject) => {
-    link.once(what === 'sender' ? 'sendable' : 'receiver_open', () => resolve(link));
-    link.once(`${what}_error`, (ctx: EventContext) => reject(new Error(`AMQP 1.0 ${what} on ${address} refused: ${String(ctx[what as 'sender']?.error ?? 'no reason')}`)));
-  });
   /** A sender whose send() waits for link credit, then resolves on the broker's `accepted` outcome
    *  (unsettled) or at once (settled). */
   const openSender = async (id: string, onError: (m: string) => void, unsettled: boolean): Promise<DriverProducer> => {
@@ -54,9 +56,15 @@ export function amqp10Driver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
     const sender: Sender = await linkOpen(conn.open_sender({ target: { address }, snd_settle_mode: unsettled ? 0 : 1 }), 'sender');
     const pending = new Map<Delivery, { resolve(): void; reject(e: Error): void }>();
     const waiting: Array<() => void> = [];
-    sender.on('accepted', (ctx: EventContext) => { pending.get(ctx.delivery!)?.resolve(); pending.delete(ctx.delivery!); });
+    sender.on('accepted', (ctx: EventContext) => {
+      pending.get(ctx.delivery!)?.resolve();
+      pending.delete(ctx.delivery!);
+    });
     for (const outcome of ['rejected', 'released', 'modified'] as const) {
-      sender.on(outcome, (ctx: EventContext) => { pending.get(ctx.delivery!)?.reject(new Error(`the broker answered ${outcome} to a transfer`)); pending.delete(ctx.delivery!); });
+      sender.on(outcome, (ctx: EventContext) => {
+        pending.get(ctx.delivery!)?.reject(new Error(`the broker answered ${outcome} to a transfer`));
+        pending.delete(ctx.delivery!);
+      });
     }
     // Wakes as many waiters as the link has credit; each re-checks it, since a transfer without
     // credit would overflow rhea's outgoing buffer (2,048 deliveries), which throws.
@@ -73,7 +81,11 @@ export function amqp10Driver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
           else resolve();
         });
       },
-      close: async () => { ended.add(conn); sender.close(); conn.close(); },
+      close: async () => {
+        ended.add(conn);
+        sender.close();
+        conn.close();
+      },
     };
   };
 
@@ -103,7 +115,12 @@ export function amqp10Driver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
         if (bytes) onMessage(bytes);
       });
       await linkOpen(receiver, 'receiver');
-      return { close: async () => { ended.add(conn); conn.close(); } };
+      return {
+        close: async () => {
+          ended.add(conn);
+          conn.close();
+        },
+      };
     },
     async close() {
       closing = true;

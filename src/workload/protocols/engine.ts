@@ -56,8 +56,12 @@ async function runMessages(spec: ProtocolScenario, driver: ProtocolDriver, signa
   const producers: DriverProducer[] = [];
   const consumers: DriverConsumer[] = [];
   const sendIntervalMs = w.rate ? (driver.batch * 1000) / w.rate : w.publishingInterval ? w.publishingInterval * 1000 : 0;
-  const watchdog = new Watchdog(rec, Math.max(stallSeconds() * 1000, 2 * sendIntervalMs + 1000), () =>
-    `waiting for ${w.producers > 0 ? `publishes (${rec.published} so far)` : ''}${w.producers > 0 && w.consumers > 0 ? ', ' : ''}${w.consumers > 0 ? `deliveries (${rec.consumed} so far)` : ''} on ${driver.client}`);
+  const watchdog = new Watchdog(
+    rec,
+    Math.max(stallSeconds() * 1000, 2 * sendIntervalMs + 1000),
+    () =>
+      `waiting for ${w.producers > 0 ? `publishes (${rec.published} so far)` : ''}${w.producers > 0 && w.consumers > 0 ? ', ' : ''}${w.consumers > 0 ? `deliveries (${rec.consumed} so far)` : ''} on ${driver.client}`,
+  );
   signal = signal ? AbortSignal.any([signal, watchdog.controller.signal]) : watchdog.controller.signal;
   let sampler: SeriesSampler | undefined;
   let stopping = false;
@@ -94,7 +98,9 @@ async function runMessages(spec: ProtocolScenario, driver: ProtocolDriver, signa
     const { metrics, histograms, messages } = windowMetrics(rec, atStart, atEnd, seconds, { producers: w.producers > 0, confirms: driver.confirms, consumers: w.consumers > 0 });
     const generator = generatorLoad(load, seconds, messages, undefined, driver.client);
     let invalidReason = messagingStopReason({
-      stalled: watchdog.stalled, errors: rec.errors, aborted: signal.aborted,
+      stalled: watchdog.stalled,
+      errors: rec.errors,
+      aborted: signal.aborted,
       rate: sendIntervalMs > 0 && w.producers > 0 ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * driver.batch * 1000) / sendIntervalMs } : undefined,
     });
     if (!invalidReason && w.producers === 0 && w.consumers > 0 && atEnd.consumed === atStart.consumed) {
@@ -133,12 +139,20 @@ async function produce(p: DriverProducer, d: ProtocolDriver, rec: TrialRecorder,
   let seq = o.seed;
   let sent = 0;
   let next = nowMs();
-  const settle = () => { inflight--; const w = wake; wake = undefined; w?.(); };
+  const settle = () => {
+    inflight--;
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
   while (!stop() && (o.limit === 0 || sent < o.limit)) {
     if (inflight >= o.window) {
       await new Promise<void>((r) => {
         const timer = setTimeout(r, 250); // re-check stop() even when nothing settles
-        wake = () => { clearTimeout(timer); r(); };
+        wake = () => {
+          clearTimeout(timer);
+          r();
+        };
       });
       continue;
     }
@@ -155,16 +169,19 @@ async function produce(p: DriverProducer, d: ProtocolDriver, rec: TrialRecorder,
     inflight++;
     sent += bodies.length;
     rec.published += bodies.length;
-    p.send(bodies).then(() => {
-      if (d.confirms) {
-        rec.confirmed += bodies.length;
-        rec.recordConfirmLatency((nowMs() - t) * 1000);
-      }
-      settle();
-    }, (e: Error) => {
-      rec.error(`publish failed: ${e.message}`);
-      settle();
-    });
+    p.send(bodies).then(
+      () => {
+        if (d.confirms) {
+          rec.confirmed += bodies.length;
+          rec.recordConfirmLatency((nowMs() - t) * 1000);
+        }
+        settle();
+      },
+      (e: Error) => {
+        rec.error(`publish failed: ${e.message}`);
+        settle();
+      },
+    );
     // Let I/O in between sends that resolve synchronously.
     if ((sent & 255) < d.batch) await new Promise<void>((r) => setImmediate(r));
   }

@@ -47,7 +47,10 @@ const SETTLED_BYTES = 2 * 1024 * 1024;
  * and tables giving back hundreds of megabytes during this trial's reads would hide the growth.
  */
 async function settle(mgmt: ManagementClient, node: string): Promise<void> {
-  const own = async () => { const r = await mgmt.nodeMemory(node); return r.erlang - r.binary; };
+  const own = async () => {
+    const r = await mgmt.nodeMemory(node);
+    return r.erlang - r.binary;
+  };
   const deadline = Date.now() + SETTLE_MS;
   let last = await own();
   while (Date.now() < deadline) {
@@ -91,13 +94,20 @@ export async function runIdle(spec: ProtocolScenario, driver: ProtocolDriver, ct
     const load = selfLoad.stop();
     const perKib = (bytes: number) => round2(bytes / n / 1024);
     const own = perKib(after.own - before.own);
-    const invalidReason = counted !== n
-      ? `the broker lists ${counted} connections in the trial's vhost, not the ${n} this trial opened: the memory per connection would be wrong`
-      : own <= 0 ? `the broker's memory did not grow with ${n} connections (${before.own} → ${after.own} bytes): too few connections to measure against its noise` : undefined;
+    const invalidReason =
+      counted !== n
+        ? `the broker lists ${counted} connections in the trial's vhost, not the ${n} this trial opened: the memory per connection would be wrong`
+        : own <= 0
+          ? `the broker's memory did not grow with ${n} connections (${before.own} → ${after.own} bytes): too few connections to measure against its noise`
+          : undefined;
     const generator = generatorLoad(load, spec.durationSeconds, n, undefined, driver.client);
     return {
       metrics: { memory_per_connection_kib: own, resident_per_connection_kib: perKib(after.rss - before.rss), idle_connections: counted },
-      series: [], histograms: {}, generator, valid: !invalidReason, invalidReason,
+      series: [],
+      histograms: {},
+      generator,
+      valid: !invalidReason,
+      invalidReason,
     };
   } finally {
     selfLoad.stop();

@@ -17,8 +17,17 @@ export function mqttDriver(spec: ProtocolScenario, t: DriverTarget): ProtocolDri
   const clients: MqttClient[] = [];
   const open = async (id: string, onError?: (m: string) => void): Promise<MqttClient> => {
     const c = await connectAsync({
-      protocol: 'mqtt', host: t.host, port: t.port, username: `${t.vhost}:${t.user}`, password: t.pass, clientId: `${t.vhost}-${id}`, protocolVersion: p.version === '5' ? 5 : 4,
-      clean: true, keepalive: 60, reconnectPeriod: 0, connectTimeout: 15_000,
+      protocol: 'mqtt',
+      host: t.host,
+      port: t.port,
+      username: `${t.vhost}:${t.user}`,
+      password: t.pass,
+      clientId: `${t.vhost}-${id}`,
+      protocolVersion: p.version === '5' ? 5 : 4,
+      clean: true,
+      keepalive: 60,
+      reconnectPeriod: 0,
+      connectTimeout: 15_000,
     });
     c.on('error', (e) => onError?.(`MQTT client ${id}: ${e.message}`));
     clients.push(c);
@@ -32,7 +41,12 @@ export function mqttDriver(spec: ProtocolScenario, t: DriverTarget): ProtocolDri
     prepare: async () => undefined,
     async producer(i, onError) {
       const c = await open(`p${i}`, onError);
-      return { send: async (bodies) => { await c.publishAsync(topic, bodies[0], { qos: p.qos }); }, close: () => c.endAsync(true) };
+      return {
+        send: async (bodies) => {
+          await c.publishAsync(topic, bodies[0], { qos: p.qos });
+        },
+        close: () => c.endAsync(true),
+      };
     },
     async consumer(i, onMessage, onError) {
       const c = await open(`c${i}`, onError);

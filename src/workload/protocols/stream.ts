@@ -25,9 +25,14 @@ export function streamDriver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
   const clients: Client[] = [];
   const open = async (): Promise<Client> => {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no stream connection to ${t.host}:${t.port} within ${CONNECT_MS / 1000} s`)), CONNECT_MS); });
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no stream connection to ${t.host}:${t.port} within ${CONNECT_MS / 1000} s`)), CONNECT_MS);
+    });
     const opening = connect({ hostname: t.host, port: t.port, username: t.user, password: t.pass, vhost: t.vhost, heartbeat: 0, socketTimeout: CONNECT_MS });
-    opening.then((c) => clients.push(c), () => undefined); // a late connection is still closed with the others
+    opening.then(
+      (c) => clients.push(c),
+      () => undefined,
+    ); // a late connection is still closed with the others
     try {
       return await Promise.race([opening, late]);
     } finally {
@@ -54,18 +59,26 @@ export function streamDriver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
       }
     });
     return {
-      send: (bodies) => new Promise<void>((resolve, reject) => {
-        if (p.subEntrySize > 1) {
-          subEntries.push({ resolve, reject });
-          pub.sendSubEntries(bodies.map((content) => ({ content }))).catch((e: Error) => { onError(`stream sub-entry publish failed: ${e.message}`); reject(e); });
-          return;
-        }
-        const id = ++nextId;
-        byId.set(id, { resolve, reject });
-        const seq = bodies[0].readUInt32BE(0);
-        const opts = p.filterValues > 0 ? { applicationProperties: { f: filterOf(seq) } } : {};
-        pub.basicSend(id, bodies[0], opts).catch((e: Error) => { byId.delete(id); onError(`stream publish failed: ${e.message}`); reject(e); });
-      }),
+      send: (bodies) =>
+        new Promise<void>((resolve, reject) => {
+          if (p.subEntrySize > 1) {
+            subEntries.push({ resolve, reject });
+            pub.sendSubEntries(bodies.map((content) => ({ content }))).catch((e: Error) => {
+              onError(`stream sub-entry publish failed: ${e.message}`);
+              reject(e);
+            });
+            return;
+          }
+          const id = ++nextId;
+          byId.set(id, { resolve, reject });
+          const seq = bodies[0].readUInt32BE(0);
+          const opts = p.filterValues > 0 ? { applicationProperties: { f: filterOf(seq) } } : {};
+          pub.basicSend(id, bodies[0], opts).catch((e: Error) => {
+            byId.delete(id);
+            onError(`stream publish failed: ${e.message}`);
+            reject(e);
+          });
+        }),
       close: () => pub.close(),
     };
   };
@@ -89,11 +102,14 @@ export function streamDriver(spec: ProtocolScenario, t: DriverTarget): ProtocolD
     async consumer(i, onMessage) {
       const client = await open();
       const value = p.filterValues > 0 ? filterOf(i) : undefined;
-      const consumer = await client.declareConsumer({
-        stream,
-        offset: p.offset === 'first' ? Offset.first() : Offset.next(),
-        ...(value ? { filter: { values: [value], postFilterFunc: (m) => m.applicationProperties?.f === value, matchUnfiltered: false } } : {}),
-      }, (m) => onMessage(m.content));
+      const consumer = await client.declareConsumer(
+        {
+          stream,
+          offset: p.offset === 'first' ? Offset.first() : Offset.next(),
+          ...(value ? { filter: { values: [value], postFilterFunc: (m) => m.applicationProperties?.f === value, matchUnfiltered: false } } : {}),
+        },
+        (m) => onMessage(m.content),
+      );
       return { close: () => consumer.close() };
     },
     async close() {
