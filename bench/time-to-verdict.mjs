@@ -43,8 +43,8 @@ const { values: o, positionals } = parseArgs({
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-ttv-'));
 writeFileSync(join(dir, 's21.yml'), `label: +S 2:1\nimage: ${o.image}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
 writeFileSync(join(dir, 'cpu.yml'), `label: cpus 1.16\nimage: ${o.image}\nresources:\n  cpus: 1.16\n`);
-writeFileSync(join(dir, 'cpu10.yml'), `label: cpus ${o['cpus10']}\nimage: ${o.image}\nresources:\n  cpus: ${o['cpus10']}\n`);
-writeFileSync(join(dir, 'cpu5.yml'), `label: cpus ${o['cpus5']}\nimage: ${o.image}\nresources:\n  cpus: ${o['cpus5']}\n`);
+writeFileSync(join(dir, 'cpu10.yml'), `label: cpus ${o.cpus10}\nimage: ${o.image}\nresources:\n  cpus: ${o.cpus10}\n`);
+writeFileSync(join(dir, 'cpu5.yml'), `label: cpus ${o.cpus5}\nimage: ${o.image}\nresources:\n  cpus: ${o.cpus5}\n`);
 const ARMS = {
   aa: ['--image', o.image, '--broker-label', 'A/A candidate'],
   s21: ['--target', join(dir, 's21.yml')],
@@ -106,7 +106,7 @@ for (let i = 0; i < Number(o.runs); i++) {
     const gating = report.comparisons
       .filter((c) => c.gating)
       .map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
-    const quota = { cpu: '1.16', cpu10: o['cpus10'], cpu5: o['cpus5'] }[arm];
+    const quota = { cpu: '1.16', cpu10: o.cpus10, cpu5: o.cpus5 }[arm];
     const row = {
       arm,
       run,
