@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-FIVL6RBA.js";
+} from "./chunks/chunk-CBUB36YV.js";
 import {
   GateError,
   describeContainer,
@@ -56,7 +56,7 @@ import {
   imageLabel,
   interruptible,
   sweepOrphans
-} from "./chunks/chunk-OFCWSV3O.js";
+} from "./chunks/chunk-DAQL4HVU.js";
 import "./chunks/chunk-FDGYIFXX.js";
 
 // src/cli/shared.ts

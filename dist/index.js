@@ -62,13 +62,13 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-FIVL6RBA.js";
+} from "./chunks/chunk-CBUB36YV.js";
 import {
   GateError,
   describeError,
   imageLabel,
   interruptible
-} from "./chunks/chunk-OFCWSV3O.js";
+} from "./chunks/chunk-DAQL4HVU.js";
 import {
   __commonJS,
   __require,

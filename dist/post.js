@@ -11,7 +11,7 @@ async function post() {
   const runId = getState("run-id");
   if (!runId) return;
   try {
-    const { removeRunContainers } = await import("./chunks/cleanup-IJILPJNX.js");
+    const { removeRunContainers } = await import("./chunks/cleanup-VYUYTSGP.js");
     const removed = await removeRunContainers(runId);
     if (removed.length) info(`Removed ${removed.length} leftover container(s): ${removed.join(", ")}`);
   } catch (e) {

@@ -9,7 +9,7 @@
 // gone are removed, while those of live runs are left alone and reported.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { docker, listContainers, removeContainers, removeContainersSync } from './docker-cli';
+import { docker, listContainers, removeContainers, removeContainersSync, settleCreates } from './docker-cli';
 
 export const LABEL = 'rabbitmq-perf-gate';
 export const RUN_LABEL = 'rabbitmq-perf-gate.run';
@@ -199,9 +199,12 @@ export async function sweepOrphans(): Promise<Sweep> {
   return sweep;
 }
 
-/** Remembers a container (by name or id) to remove on exit. Call before creating it. */
+/** Remembers a container (by name or id) to remove on exit. Call before creating it. Once a
+ *  signal came, nothing new is created: it throws instead (the cleanup is under way, and a
+ *  container made now could outlive the process). */
 export function registerContainer(ref: string, runId: string): void {
   installCleanupHandlers();
+  if (signalExitCode !== undefined) throw new Error(`not creating ${ref}: the process is stopping on ${signalExitCode === 130 ? 'SIGINT' : 'SIGTERM'}`);
   registered.add(ref);
   runIds.add(runId);
 }
@@ -225,8 +228,9 @@ async function onSignal(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
   if (signalExitCode !== undefined) process.exit(code); // second signal: give up waiting
   signalExitCode = code;
   try {
-    // Names stay registered so that the exit hook tries once more: a `docker create` in flight
-    // when the signal came may finish after this first pass.
+    // A `docker create` in flight when the signal came finishes first (its container would
+    // otherwise appear after this pass); names stay registered so that the exit hook tries once more.
+    await settleCreates();
     await removeContainers([...registered]);
     for (const run of runIds) await removeRunContainers(run);
   } catch {

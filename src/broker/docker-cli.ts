@@ -21,9 +21,30 @@ function daemonDown(stderr: string): GateError {
   return new GateError(`the Docker daemon is not reachable (${first})`, { field: 'image' }, 'start the Docker daemon, check DOCKER_HOST, and make sure this user may use docker');
 }
 
+/** The `docker create` / `docker run` commands still running: a container they make may appear
+ *  after a signal's cleanup listed the containers, so the cleanup waits for them (settleCreates). */
+const creating = new Set<Promise<unknown>>();
+
+/** Waits (at most `ms`) until no `docker create` or `docker run` of this process is in flight. */
+export async function settleCreates(ms = 10_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled([...creating]), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Runs `docker ...args`. Throws a GateError when docker is missing or the daemon is down; a
  *  non-zero exit is thrown too unless `allowFail`, in which case it is returned. */
 export function docker(args: string[], opts: { allowFail?: boolean; timeoutMs?: number } = {}): Promise<DockerResult> {
+  const run = dockerProcess(args, opts);
+  if (args[0] === 'create' || args[0] === 'run') {
+    creating.add(run);
+    const done = () => creating.delete(run);
+    run.then(done, done);
+  }
+  return run;
+}
+
+function dockerProcess(args: string[], opts: { allowFail?: boolean; timeoutMs?: number }): Promise<DockerResult> {
   return new Promise((resolve, reject) => {
     execFile('docker', args, { maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 120_000, encoding: 'utf8' }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: string | number; killed?: boolean }) | null;

@@ -32,8 +32,9 @@ function spec(over: Partial<DockerTargetSpec> = {}): DockerTargetSpec {
   return { id: 'b', label: 'broker', kind: 'docker', image: IMAGE.v4, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', ...over };
 }
 
-function containersOf(runId: string): string[] {
-  return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`], { encoding: 'utf8' })
+/** The containers of a run (`label`: only those with that label too, e.g. a target's nodes). */
+function containersOf(runId: string, label?: string): string[] {
+  return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`, ...(label ? ['--filter', `label=${label}`] : [])], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean);
 }
@@ -296,18 +297,41 @@ describe('cleanup when the process dies', () => {
     return { p, exited, ready };
   }
 
-  async function waitForContainer(runId: string): Promise<void> {
-    for (let i = 0; i < 600 && containersOf(runId).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(containersOf(runId)).toHaveLength(1);
+  /** Waits until the run has a container (`label`: one with that label too); returns how many. */
+  async function waitForContainer(runId: string, label?: string): Promise<number> {
+    for (let i = 0; i < 600; i++) {
+      // The count that ended the wait: the image probe's container is gone again a moment later.
+      const n = containersOf(runId, label).length;
+      if (n) return n;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return 0;
   }
 
   it('removes its containers on SIGTERM while the broker is booting, then exits 143', async () => {
     const runId = runOf('term');
     const c = startChild(runId);
     try {
-      await waitForContainer(runId);
+      // The node's container (the target's label), not the short-lived one the image's files are read from.
+      expect(await waitForContainer(runId, 'rabbitmq-perf-gate.target=sig')).toBe(1);
       c.p.kill('SIGTERM');
       expect(await c.exited).toEqual({ code: 143, signal: null });
+      expect(containersOf(runId)).toEqual([]);
+    } finally {
+      c.p.kill('SIGKILL');
+      await removeRunContainers(runId);
+    }
+  }, 120_000);
+
+  it('SIGTERM as soon as the first container appears (the image probe): none is created after it, none is left, exit 143', async () => {
+    const runId = runOf('probe');
+    const c = startChild(runId);
+    try {
+      expect(await waitForContainer(runId)).toBeGreaterThan(0);
+      c.p.kill('SIGTERM');
+      expect(await c.exited).toEqual({ code: 143, signal: null });
+      // A container whose create was in flight, or one the boot would have gone on to create, would show up now.
+      await new Promise((r) => setTimeout(r, 3000));
       expect(containersOf(runId)).toEqual([]);
     } finally {
       c.p.kill('SIGKILL');
