@@ -7,6 +7,7 @@
 //   node bench/aa-noise.mjs rabbitmq-perf-gate-report/report.json
 import { readFileSync } from 'node:fs';
 import { benchArgs } from './lib/args.mjs';
+import { sd } from './lib/common.mjs';
 
 const [file] = benchArgs({}, { positionals: true }).positionals;
 if (!file) {
@@ -19,10 +20,6 @@ if (!reference) {
   console.error(`${file}: one target only; run an A/B (--baseline-image or --baseline-target) to measure pair noise`);
   process.exit(2);
 }
-const sd = (xs) => {
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
-};
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
 const rows = [['scenario', 'metric', `sd ${reference}`, `sd ${r.candidate}`, 'pair sd', 'unpaired equiv.', 'pairs', 'ratio [CI]', 'verdict']];
 for (const s of r.scenarios) {

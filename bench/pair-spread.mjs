@@ -26,6 +26,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { mad, mean, sd } from './lib/common.mjs';
 
 const { values: o, positionals } = parseArgs({ allowPositionals: true, options: { level: { type: 'string', default: '0.0127' }, quiet: { type: 'string', default: '0.2' } } });
 /** A pair is quiet when neither trial saw this much other load (cores; the gate's "busy" mark is 10 % of the cores). */
@@ -76,17 +77,6 @@ for (const f of files) {
   }
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs) => {
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, v) => a + (v - m) ** 2, 0) / Math.max(1, xs.length - 1));
-};
-const mad = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const med = s[s.length >> 1];
-  const d = s.map((v) => Math.abs(v - med)).sort((a, b) => a - b);
-  return 1.4826 * d[d.length >> 1];
-};
 /** Least squares of y on the columns of X (with an intercept): the residuals (keeping the
  *  intercept) and the intercept, the effect estimated at no covariate difference. */
 function leastSquares(y, X) {

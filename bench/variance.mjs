@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, ROOT } from './lib/common.mjs';
+import { median, ROOT, sd } from './lib/common.mjs';
 
 const { values: o, positionals } = parseArgs({
   allowPositionals: true,
@@ -120,11 +120,6 @@ function runOnce(arm, seed, outDir) {
     });
   });
 }
-
-const sd = (xs) => {
-  const m = xs.reduce((x, y) => x + y, 0) / xs.length;
-  return Math.sqrt(xs.reduce((x, y) => x + (y - m) ** 2, 0) / Math.max(1, xs.length - 1));
-};
 
 /** Per gating metric of a report: the pairs' log ratios and their covariate differences. */
 function pairsOf(r) {

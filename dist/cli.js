@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-CBUB36YV.js";
+} from "./chunks/chunk-B2MUZQSS.js";
 import {
   GateError,
   describeContainer,

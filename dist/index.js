@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-CBUB36YV.js";
+} from "./chunks/chunk-B2MUZQSS.js";
 import {
   GateError,
   describeError,

@@ -127,6 +127,20 @@ export function listenerPid(amqpUrl) {
   }
 }
 
+export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Sample standard deviation (n − 1). */
+export function sd(xs) {
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, v) => a + (v - m) ** 2, 0) / Math.max(1, xs.length - 1));
+}
+
+/** The median absolute deviation scaled to an SD under normality (1.4826 · MAD). */
+export const mad = (xs) => {
+  const m = median(xs);
+  return 1.4826 * median(xs.map((v) => Math.abs(v - m)));
+};
+
 export function median(xs) {
   const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (!v.length) return NaN;

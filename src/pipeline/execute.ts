@@ -38,8 +38,11 @@ export async function execute(s: ExecuteState, plan: PlannedTrial[], runner: Tri
       s.lastRun = result;
     }
     s.trials.push(result);
-    if (s.opts.reference && s.specs.length === 2) {
-      const why = dropDisturbedPair(s.trials, p);
+    // This trial's round of its scenario: complete once every target has run it.
+    const round = s.trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial);
+    const roundDone = round.length === s.specs.length;
+    if (s.opts.reference && roundDone && round.length === 2) {
+      const why = dropDisturbedPair(round);
       if (why) ui.info(`${p.scenario.id}, pair ${p.trial + 1}: not compared: ${why}`);
     }
     remaining -= estimateSeconds([p]);
@@ -48,7 +51,7 @@ export async function execute(s: ExecuteState, plan: PlannedTrial[], runner: Tri
       runner.ran?.();
     }
     if (result.error) s.errors.push({ scope: `${p.scenario.id} on ${p.target}, trial ${p.trial + 1}`, message: result.error });
-    if (!seq || !s.opts.reference || !seq.isLook(p.trial + 1) || !roundDone(s.trials, p, s.specs.length)) continue;
+    if (!seq || !s.opts.reference || !seq.isLook(p.trial + 1) || !roundDone) continue;
     const comparisons = seq.compareAt(p.scenario, s.trials, s.opts.candidate, s.opts.reference);
     const event = seq.look(p.scenario.id, p.trial + 1, comparisons);
     if (event.stop) ui.info(`${p.scenario.id}: ${lookLine(comparisons, p.trial + 1, s.design!, event.stop)}`);
@@ -64,21 +67,16 @@ export async function execute(s: ExecuteState, plan: PlannedTrial[], runner: Tri
   if (cut.length) ui.info(`fail-fast: ${seq!.failedFast!.scenario} failed after ${seq!.failedFast!.pairs} pairs, so ${cut.join(', ')} stopped there too (fail-fast: false runs each until decided)`);
 }
 
-/** Once both trials of `p`'s pair have run: if the machine disturbed the pair, both are marked
- *  invalid (its reason) and the reason returned. */
-function dropDisturbedPair(trials: TrialResult[], p: PlannedTrial): string | undefined {
-  const pair = trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial);
-  if (pair.length !== 2 || !pair.every((t) => t.valid)) return undefined;
+/** A completed pair: if the machine disturbed it, both trials are marked invalid (its reason) and
+ *  the reason returned. */
+function dropDisturbedPair(pair: TrialResult[]): string | undefined {
+  if (!pair.every((t) => t.valid)) return undefined;
   const why = pairDisturbance(pair[0].machine, pair[1].machine);
   if (!why) return undefined;
   for (const t of pair) Object.assign(t, { valid: false, invalidReason: why });
   return why;
 }
 
-/** Both targets have run this trial's round of its scenario. */
-function roundDone(trials: TrialResult[], p: PlannedTrial, targets: number): boolean {
-  return trials.filter((t) => t.scenario === p.scenario.id && t.trial === p.trial).length === targets;
-}
 
 /** One log line for a scenario that stopped at a look: its answers, why, and the pairs it took. */
 function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign, stop: 'decided' | 'cap'): string {
