@@ -77,7 +77,6 @@ function dropDisturbedPair(pair: TrialResult[]): string | undefined {
   return why;
 }
 
-
 /** One log line for a scenario that stopped at a look: its answers, why, and the pairs it took. */
 function lookLine(cs: Comparison[], pairs: number, d: SequentialDesign, stop: 'decided' | 'cap'): string {
   const k = d.looks.indexOf(pairs) + 1;
