@@ -9,31 +9,29 @@
 // With --measure N, a fixed N-pair A/B of the last tag against the first says how large the step
 // really was on this machine at that moment.
 //   node_modules/.bin/node bench/bisect.mjs [--runs 3] [--count 8] [--culprit 5|random] [--credit 14,7] [--broken 6]
-//        [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1] [--measure 16] [--out bench/results/bisect/bisect.json]
+//        [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1] [--measure 16] [--seed 34] [--out bench/results/bisect/bisect.json]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs, numberList, optional } from './lib/args.mjs';
 import { bundle, median, ROOT } from './lib/common.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '3' },
-    count: { type: 'string', default: '8' },
-    culprit: { type: 'string', default: '5' },
-    credit: { type: 'string', default: '14,7' },
-    broken: { type: 'string', default: '' },
-    tolerance: { type: 'string', default: '0.1' },
-    looks: { type: 'string', default: '10,12,16,24,32,40' },
-    duration: { type: 'string', default: '2' },
-    warmup: { type: 'string', default: '1' },
-    measure: { type: 'string', default: '0' },
-    seed: { type: 'string', default: '34' },
-    out: { type: 'string' },
-  },
+const { values: o } = benchArgs({
+  runs: 3,
+  count: 8,
+  culprit: '5',
+  credit: numberList('14,7'),
+  broken: numberList(''),
+  tolerance: 0.1,
+  looks: '10,12,16,24,32,40',
+  duration: 2,
+  warmup: 1,
+  measure: 0,
+  seed: 34,
+  out: optional(),
 });
-const N = Number(o.count);
+const N = o.count;
 const bound = Math.ceil(Math.log2(N)) + 1;
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-bisect-bench-'));
 const scenario = join(dir, 'one_fast.yml');
@@ -44,7 +42,7 @@ writeFileSync(
     .trimEnd()}\ntolerances: { consumed_rate: ${o.tolerance} }\n`,
 );
 const { buildImageSeries } = await import(await bundle('test/support/bisect-images.ts'));
-let seed = Number(o.seed);
+let seed = o.seed;
 const random = () => {
   seed = (seed * 1103515245 + 12345) % 2 ** 31;
   return seed / 2 ** 31;
@@ -58,15 +56,14 @@ function cli(args) {
 
 const runs = [];
 console.log(
-  `# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, credit_flow_default_credit {${o.credit}}, broken ${o.broken || 'none'}; one_fast ${o.warmup}+${o.duration} s, tolerance ${o.tolerance}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`,
+  `# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, credit_flow_default_credit {${o.credit}}, broken ${o.broken.length ? o.broken : 'none'}; one_fast ${o.warmup}+${o.duration} s, tolerance ${o.tolerance}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`,
 );
-for (let k = 0; k < Number(o.runs); k++) {
+for (let k = 0; k < o.runs; k++) {
   const culprit = o.culprit === 'random' ? 2 + Math.floor(random() * (N - 1)) : Number(o.culprit);
-  const broken = o.broken ? o.broken.split(',').map(Number) : [];
-  const series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken, credit: o.credit.split(',').map(Number) });
+  const series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, credit: o.credit });
   try {
     let measured = '';
-    if (Number(o.measure) > 0) {
+    if (o.measure > 0) {
       const m = cli([
         'run',
         '--image',
@@ -76,11 +73,11 @@ for (let k = 0; k < Number(o.runs); k++) {
         '--scenarios',
         scenario,
         '--duration',
-        o.duration,
+        String(o.duration),
         '--warmup',
-        o.warmup,
+        String(o.warmup),
         '--repetitions',
-        o.measure,
+        String(o.measure),
         '--json',
         '--out',
         join(dir, `measure-${k}`),
@@ -99,9 +96,9 @@ for (let k = 0; k < Number(o.runs); k++) {
       '--scenarios',
       scenario,
       '--duration',
-      o.duration,
+      String(o.duration),
       '--warmup',
-      o.warmup,
+      String(o.warmup),
       '--looks',
       o.looks,
       '--out',

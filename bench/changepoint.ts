@@ -11,31 +11,33 @@
 //    record of steps already reported (a step is announced once): new steps per 100 nights.
 // 3. A recorded history (--history, written by bench/nightly-history.mjs with real runs): where
 //    the steps were reported, night by night, against --truth (the first regressed night, 1-based).
-//   node_modules/.bin/node bench/changepoint.mjs [--cases 200] [--nights 30] [--aa-nights 200] [--aa-histories 20]
+//   node_modules/.bin/node bench/changepoint.mjs [--cases 200] [--nights 30] [--aa-nights 200] [--aa-histories 20] [--seed 34]
 //        [--recorded a.json,b.json] [--history bench/results/nightly-history/nightly-history-2026-11-27.json --truth 31]
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { type ChangePointOptions, eDivisive } from '../src/compare/changepoint';
 import { detectSteps } from '../src/compare/nightly';
 import { hodgesLehmannPairedRatio } from '../src/compare/paired';
 import { rng } from '../src/plan/plan';
 import type { NightlyHistory } from '../src/schema/types';
+import { packagePath } from '../src/config/paths';
+import { benchArgs, headerOf, list, optional } from './lib/args.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    cases: { type: 'string', default: '200' },
-    nights: { type: 'string', default: '30' },
-    'aa-nights': { type: 'string', default: '200' },
-    'aa-histories': { type: 'string', default: '20' },
-    recorded: { type: 'string', default: 'bench/results/power/power-2026-11-23-frozen.json,bench/results/power/power-2026-11-23-pr16.json' },
-    history: { type: 'string' },
-    truth: { type: 'string' },
-    seed: { type: 'string', default: '34' },
+const { values: o } = benchArgs(
+  {
+    cases: 200,
+    nights: 30,
+    'aa-nights': 200,
+    'aa-histories': 20,
+    recorded: list('bench/results/power/power-2026-11-23-frozen.json,bench/results/power/power-2026-11-23-pr16.json'),
+    history: optional(),
+    truth: optional('number'),
+    seed: 34,
   },
-});
-const CASES = Number(o.cases);
-const PRE = Number(o.nights);
-const random = rng(Number(o.seed));
+  { script: 'changepoint.mjs', help: headerOf(packagePath('bench/changepoint.mjs')) },
+);
+const CASES = o.cases;
+const PRE = o.nights;
+const random = rng(o.seed);
 const gauss = () => {
   let u = 0;
   while (u === 0) u = random();
@@ -44,7 +46,7 @@ const gauss = () => {
 const t3 = () => gauss() / Math.sqrt((gauss() ** 2 + gauss() ** 2 + gauss() ** 2) / 3);
 
 // Real A/A rounds: A and A2 are the same image, paired by round (one recording per file).
-const recordings = o.recorded.split(',').map((file) => {
+const recordings = o.recorded.map((file) => {
   const rec = JSON.parse(readFileSync(file, 'utf8'));
   const A: number[] = rec.values.A.one_fast.consumed_rate;
   const A2: number[] = rec.values.A2.one_fast.consumed_rate;
@@ -97,8 +99,8 @@ function detection(night: (f: number) => number, f: number, options: ChangePoint
 
 /** New steps per 100 nights on A/A histories searched every night, as the nightly mode does. */
 function falseAlarms(night: (f: number) => number): { per100: number; alarms: number; nights: number } {
-  const N = Number(o['aa-nights']);
-  const H = Number(o['aa-histories']);
+  const N = o['aa-nights'];
+  const H = o['aa-histories'];
   let alarms = 0;
   let nights = 0;
   for (let hh = 0; hh < H; hh++) {
@@ -164,7 +166,7 @@ for (const [name, night] of aa) {
 
 if (o.history) {
   const h = JSON.parse(readFileSync(o.history, 'utf8')) as NightlyHistory;
-  const truth = o.truth ? Number(o.truth) - 1 : undefined;
+  const truth = o.truth !== undefined ? o.truth - 1 : undefined;
   console.log(`\n## 3. recorded history ${o.history}: ${h.entries.length} real nights${truth !== undefined ? `, the regression from night ${truth + 1}` : ''}`);
   const ratios = h.entries.map((e) => e.ratios?.one_fast?.consumed_rate?.ratio);
   const quiet = ratios.slice(0, truth).filter((x): x is number => x !== undefined);

@@ -7,33 +7,31 @@
 // short trials) appended to the history file; the script prints, per night, its ratio, wall time and
 // whether a new step was reported, and writes the history (the "recorded series" the change-point
 // bench and test/unit/nightly-recorded.test.ts read). Nights here are minutes apart, not days.
-//   node_modules/.bin/node bench/nightly-history.mjs [--nights 30] [--regressed 4] [--pairs 8] [--credit 10,5] [--out bench/results/nightly-history/nightly-history.json]
+//   node_modules/.bin/node bench/nightly-history.mjs [--nights 30] [--regressed 4] [--pairs 8] [--credit 10,5] [--duration 1.5] [--warmup 0.5] [--out bench/results/nightly-history/nightly-history.json]
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs, numberList } from './lib/args.mjs';
 import { bundle, ROOT } from './lib/common.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    nights: { type: 'string', default: '30' },
-    regressed: { type: 'string', default: '4' },
-    pairs: { type: 'string', default: '8' },
-    credit: { type: 'string', default: '10,5' },
-    duration: { type: 'string', default: '1.5' },
-    warmup: { type: 'string', default: '0.5' },
-    out: { type: 'string', default: join(ROOT, 'bench/results/nightly-history/nightly-history.json') },
-  },
+const { values: o } = benchArgs({
+  nights: 30,
+  regressed: 4,
+  pairs: 8,
+  credit: numberList('10,5'),
+  duration: 1.5,
+  warmup: 0.5,
+  out: join(ROOT, 'bench/results/nightly-history/nightly-history.json'),
 });
 const BASE = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-nightly-bench-'));
 const baseline = join(dir, 'baseline.json');
 const history = join(dir, 'history.json');
-const credit = o.credit.split(',').map(Number);
+const credit = o.credit;
 const { buildImageSeries } = await import(await bundle('test/support/bisect-images.ts'));
 const regressed = buildImageSeries({ repo: `rabbitmq-perf-gate/nightly-bench-${process.pid}`, count: 1, regressFrom: 1, credit });
-const common = ['--scenarios', 'one_fast', '--duration', o.duration, '--warmup', o.warmup];
+const common = ['--scenarios', 'one_fast', '--duration', String(o.duration), '--warmup', String(o.warmup)];
 
 function cli(args) {
   const t0 = Date.now();
@@ -47,9 +45,9 @@ try {
   );
   const ref = cli(['refresh', '--image', BASE, ...common, '--repetitions', '3', '--baseline-file', baseline, '--out', join(dir, 'refresh')]);
   if (ref.code !== 0) throw new Error(`refresh failed: ${ref.stderr.slice(-2000)}`);
-  const total = Number(o.nights) + Number(o.regressed);
+  const total = o.nights + o.regressed;
   for (let k = 0; k < total; k++) {
-    const image = k < Number(o.nights) ? BASE : regressed.images[0];
+    const image = k < o.nights ? BASE : regressed.images[0];
     const r = cli([
       'nightly',
       '--image',
@@ -57,7 +55,7 @@ try {
       ...common,
       '--no-sequential',
       '--repetitions',
-      o.pairs,
+      String(o.pairs),
       '--baseline-file',
       baseline,
       '--history-file',
@@ -74,7 +72,7 @@ try {
     const ratio = e.ratios?.one_fast?.consumed_rate;
     const fresh = h.steps.filter((s) => s.foundAt === e.createdAt);
     console.log(
-      `night ${String(k + 1).padStart(2)} ${k < Number(o.nights) ? 'A/A      ' : 'regressed'} ratio ${ratio ? ratio.ratio.toFixed(3) : '-'} [${ratio?.ciLow?.toFixed(3)}, ${ratio?.ciHigh?.toFixed(3)}] ${r.seconds.toFixed(0)} s` +
+      `night ${String(k + 1).padStart(2)} ${k < o.nights ? 'A/A      ' : 'regressed'} ratio ${ratio ? ratio.ratio.toFixed(3) : '-'} [${ratio?.ciLow?.toFixed(3)}, ${ratio?.ciHigh?.toFixed(3)}] ${r.seconds.toFixed(0)} s` +
         `${fresh.length ? `  NEW STEP ${fresh.map((s) => `${(s.magnitude * 100).toFixed(1)} % at night ${h.entries.findIndex((x) => x.createdAt === s.at) + 1}`).join(', ')}` : ''}`,
     );
   }

@@ -24,13 +24,13 @@
 //   node_modules/.bin/node bench/pair-spread.mjs REPORT.json[.gz]|DIR ... [--level 0.0127] [--quiet 0.2]
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { benchArgs } from './lib/args.mjs';
 import { mad, mean, sd } from './lib/common.mjs';
 
-const { values: o, positionals } = parseArgs({ allowPositionals: true, options: { level: { type: 'string', default: '0.0127' }, quiet: { type: 'string', default: '0.2' } } });
+const { values: o, positionals } = benchArgs({ level: 0.0127, quiet: 0.2 }, { positionals: true });
 /** A pair is quiet when neither trial saw this much other load (cores; the gate's "busy" mark is 10 % of the cores). */
-const quietBelow = Number(o.quiet);
+const quietBelow = o.quiet;
 if (!positionals.length) {
   console.error('usage: bench/pair-spread.mjs REPORT.json|DIR ... [--level 0.0127]');
   process.exit(2);
@@ -105,7 +105,7 @@ function leastSquares(y, X) {
 }
 
 // z of the one-sided per-look level.
-const level = Number(o.level);
+const level = o.level;
 const zOf = (p) => {
   let lo = 0,
     hi = 10;

@@ -20,7 +20,7 @@
 //   - PerfTest: its per-second lines (`time T s, sent: N msg/s, … received: N msg/s`); the line at
 //     T ≈ warmup opens the window, the one at T ≈ warmup + seconds closes it; counts are the
 //     per-line rates × the line intervals.
-//   - ours: a child process runs src/workload/engine.ts runWorkload (bundled from source); the
+//   - ours: a child process runs src/workload/scenario.ts runWorkload (bundled from source); the
 //     engine announces its window edges on a diagnostics channel, and its rates are over exactly
 //     that window.
 // At both edges this script reads /proc/<pid>/stat (utime + stime) of the generator process

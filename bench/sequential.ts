@@ -17,45 +17,47 @@
 // Time: pairs × --pair-seconds per scenario (pr: 24 pairs of its five scenarios ≈ 14 min, i.e.
 // ~7 s per scenario pair), broker boots not included.
 //   node_modules/.bin/node bench/sequential.mjs [--from bench/results/power/power-2026-11-23-pr16.json] [--k 1000]
-//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--tolerance 0.02] [--margin 0.05] [--no-fail-fast]
+//        [--holm 1,5] [--looks 8,12,16,24,32] [--fixed 24] [--shifts 0.10,0.15] [--pair-seconds 7] [--seed 11] [--tolerance 0.02] [--margin 0.05] [--no-fail-fast]
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { compareSamples, ALPHA, overallAnswer } from '../src/compare/compare';
 import { marginsFor } from '../src/compare/margins';
 import { DEFAULT_LOOKS, familyRate, sequentialDesign, SequentialRun } from '../src/compare/sequential';
 import { rng } from '../src/plan/plan';
 import { resolveScenarios } from '../src/config/catalogue';
 import type { Answer, Comparison, ScenarioSpec, Verdict } from '../src/schema/types';
+import { packagePath } from '../src/config/paths';
+import { benchArgs, headerOf, numberList, optional } from './lib/args.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    from: { type: 'string', default: 'bench/results/power/power-2026-11-23-pr16.json' },
-    k: { type: 'string', default: '1000' },
-    fixed: { type: 'string', default: '24' },
-    looks: { type: 'string', default: DEFAULT_LOOKS.join(',') },
-    shifts: { type: 'string', default: '0.10,0.15' },
-    holm: { type: 'string', default: '1,5' },
-    'pair-seconds': { type: 'string', default: '7' },
-    seed: { type: 'string', default: '11' },
-    tolerance: { type: 'string' },
-    margin: { type: 'string' },
-    'no-fail-fast': { type: 'boolean', default: false },
+const { values: o } = benchArgs(
+  {
+    from: 'bench/results/power/power-2026-11-23-pr16.json',
+    k: 1000,
+    fixed: 24,
+    looks: numberList([...DEFAULT_LOOKS]),
+    shifts: numberList('0.10,0.15'),
+    holm: numberList('1,5'),
+    'pair-seconds': 7,
+    seed: 11,
+    tolerance: optional('number'),
+    margin: optional('number'),
+    'no-fail-fast': false,
   },
-});
-const saved = JSON.parse(readFileSync(o.from!, 'utf8')) as { values: Record<string, Record<string, Record<string, number[]>>>; seconds: number; warmup: number };
-const K = Number(o.k);
-const FIXED = Number(o.fixed);
-const ASKED = o.looks!.split(',').map(Number);
+  { script: 'sequential.mjs', help: headerOf(packagePath('bench/sequential.mjs')) },
+);
+const saved = JSON.parse(readFileSync(o.from, 'utf8')) as { values: Record<string, Record<string, Record<string, number[]>>>; seconds: number; warmup: number };
+const K = o.k;
+const FIXED = o.fixed;
+const ASKED = o.looks;
 const CAP = ASKED.at(-1)!;
-const PAIR_S = Number(o['pair-seconds']);
-const FAIL_FAST = o['no-fail-fast'] !== true;
+const PAIR_S = o['pair-seconds'];
+const FAIL_FAST = !o['no-fail-fast'];
 const one = resolveScenarios('one_fast').scenarios[0];
 // --tolerance: the gating metric's tolerance (default the scenario's, 5 % for throughput).
 // --margin: its equivalence margin (default src/compare/margins.ts's, 10 % for throughput).
 const base: ScenarioSpec = {
   ...one,
-  ...(o.tolerance ? { tolerances: { ...one.tolerances, [one.gate[0]]: Number(o.tolerance) } } : {}),
-  ...(o.margin ? { margins: { ...one.margins, [one.gate[0]]: Number(o.margin) } } : {}),
+  ...(o.tolerance !== undefined ? { tolerances: { ...one.tolerances, [one.gate[0]]: o.tolerance } } : {}),
+  ...(o.margin !== undefined ? { margins: { ...one.margins, [one.gate[0]]: o.margin } } : {}),
 };
 const METRIC = base.gate[0];
 const rounds = (arm: string) => saved.values[arm][base.id][METRIC];
@@ -176,21 +178,18 @@ const pct = (k: number, n: number) => {
 
 const arms: Arm[] = [
   { label: 'A/A (A2 vs A)', arm: 'A2', centre: false, shift: 0 },
-  ...o
-    .shifts!.split(',')
-    .map(Number)
-    .map((d) => ({ label: `centred A/A −${Math.round(d * 100)} %`, arm: 'A2', centre: true, shift: d })),
+  ...o.shifts.map((d) => ({ label: `centred A/A −${Math.round(d * 100)} %`, arm: 'A2', centre: true, shift: d })),
   { label: `B1 (${((medianRatio('B1') - 1) * 100).toFixed(1)} %)`, arm: 'B1', centre: false, shift: 0 },
   { label: `B2 (${((medianRatio('B2') - 1) * 100).toFixed(1)} %)`, arm: 'B2', centre: false, shift: 0 },
 ];
 console.log(`${o.from}: ${TOTAL} recorded rounds per arm, ${saved.warmup}+${saved.seconds} s trials; ${K} gate runs per cell, each drawing its pairs without replacement in a random order`);
-for (const m of o.holm!.split(',').map(Number)) {
+for (const m of o.holm) {
   const d = sequentialDesign(ASKED, m, FIXED);
   console.log(
     `fixed: ${FIXED} pairs at α = ${ALPHA}, Holm over ${m}; sequential with ${m} gating metric(s): looks at ${d.looks.join(', ')} pairs, Bonferroni over ${m}, nominal one-sided level ${d.level.toFixed(4)} at every look (family rate under the null ${familyRate(d.level, d.looks).toFixed(4)}; the fixed level at every look would give ${familyRate(ALPHA, d.looks).toFixed(3)})`,
   );
 }
-console.log(`tolerance: ${o.tolerance ? `${Number(o.tolerance) * 100} % (--tolerance)` : "the scenario's"}`);
+console.log(`tolerance: ${o.tolerance !== undefined ? `${o.tolerance * 100} % (--tolerance)` : "the scenario's"}`);
 const mg = marginsFor(METRIC, base.tolerances);
 console.log(
   `answers: red = a regression (whole CI beyond the ${Math.round(mg.tolerance * 100)} % tolerance); green = the CI's bad end inside the ${Math.round(mg.equivalence * 100)} % equivalence margin; grey = neither at the cap`,
@@ -213,9 +212,9 @@ console.log(
     'seq: gate runs ended after N pairs',
   ].join('\t'),
 );
-for (const m of o.holm!.split(',').map(Number)) {
+for (const m of o.holm) {
   for (const a of arms) {
-    const random = rng(Number(o.seed) + m);
+    const random = rng(o.seed + m);
     const runs = Array.from({ length: K }, () => gateRun(a, m, random));
     const mins = runs.map((r) => (r.seqPairs * PAIR_S) / 60);
     const ends = [...new Set(runs.map((r) => r.look))].sort((x, y) => x - y).map((n) => `${n}: ${runs.filter((r) => r.look === n).length}`);

@@ -12,49 +12,40 @@
 // margins of src/compare/margins.ts (the rows keep the verdict they were given).
 // Arms cpu10 and cpu5 are smaller quotas' worth of regression (calibrate with bench/power.mjs:
 // the effect of a quota depends on what else the machine runs; each run's own estimate is kept).
-//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21,cpu,cpu10,cpu5] [--scenarios pr] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
+//   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21 (any arm of bench/lib/arms.mjs: ARM_NOTES lists them)] [--scenarios pr]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs, IMAGES, list, optional } from './lib/args.mjs';
+import { armArgs, armQuota, checkArms, runArm } from './lib/arms.mjs';
 import { median, ROOT } from './lib/common.mjs';
 import { writeStripped } from './lib/strip-report.mjs';
 
-const { values: o, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    runs: { type: 'string', default: '3' },
-    arms: { type: 'string', default: 'aa,s21' },
-    scenarios: { type: 'string', default: 'pr' },
-    image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-    out: { type: 'string' },
-    append: { type: 'boolean', default: false },
+const { values: o, positionals } = benchArgs(
+  {
+    runs: 3,
+    arms: list('aa,s21'),
+    scenarios: 'pr',
+    image: IMAGES.v3,
+    out: optional(),
+    append: false,
     // Keep each run's report (stripped and gzipped: bench/lib/strip-report.mjs) in this folder.
-    keep: { type: 'string' },
+    keep: optional(),
     // Quotas for the −10 % and −5 % arms, set for the scenario a quota slows most: fanout10's broker
     // uses ~1.63 cores on a quiet machine (one_fast's ~1.39, the others' under 0.9), so 1.47 and
     // 1.55 cores are its −10 % and −5 %; on 2026-11-27 the old 1.24 and 1.3 gave fanout10 −26 % and
     // −23 %, one_fast −7 %. Each run's own estimates are kept in the ledger.
-    cpus10: { type: 'string', default: '1.47' },
-    cpus5: { type: 'string', default: '1.55' },
+    cpus10: 1.47,
+    cpus5: 1.55,
   },
-});
+  // Everything after `--` (and any other bare argument) goes to every run's CLI as it is.
+  { positionals: true },
+);
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-ttv-'));
-writeFileSync(join(dir, 's21.yml'), `label: +S 2:1\nimage: ${o.image}\nenv:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n`);
-writeFileSync(join(dir, 'cpu.yml'), `label: cpus 1.16\nimage: ${o.image}\nresources:\n  cpus: 1.16\n`);
-writeFileSync(join(dir, 'cpu10.yml'), `label: cpus ${o.cpus10}\nimage: ${o.image}\nresources:\n  cpus: ${o.cpus10}\n`);
-writeFileSync(join(dir, 'cpu5.yml'), `label: cpus ${o.cpus5}\nimage: ${o.image}\nresources:\n  cpus: ${o.cpus5}\n`);
-const ARMS = {
-  aa: ['--image', o.image, '--broker-label', 'A/A candidate'],
-  s21: ['--target', join(dir, 's21.yml')],
-  // A cgroup CPU quota of 1.16 cores: −12.8 % (a noisy hour) to −14.8 % (a quiet one) on one_fast
-  // when bench/power.mjs recorded it, the issue's "injected −15 %"; on 2026-11-26 it gave −20 to
-  // −23 % (the effect of a quota depends on what else the machine runs).
-  cpu: ['--target', join(dir, 'cpu.yml')],
-  cpu10: ['--target', join(dir, 'cpu10.yml')],
-  cpu5: ['--target', join(dir, 'cpu5.yml')],
-};
+const ARMS = armArgs(dir, o.image, o);
+checkArms('time-to-verdict.mjs', o.arms, ARMS);
 const previous = o.append && o.out && existsSync(o.out) ? JSON.parse(readFileSync(o.out, 'utf8')) : undefined;
 if (previous && (previous.scenarios !== o.scenarios || previous.image !== o.image)) {
   console.error(`${o.out} holds ${previous.scenarios} on ${previous.image}: append runs of the same selection and image, or choose another --out`);
@@ -68,37 +59,14 @@ const p90 = (xs) => {
 };
 
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-for (let i = 0; i < Number(o.runs); i++) {
-  for (const arm of o.arms.split(',')) {
+for (let i = 0; i < o.runs; i++) {
+  for (const arm of o.arms) {
     const run = nextRun(arm);
-    const t0 = Date.now();
     const out = join(dir, `${arm}-${run}`);
-    const r = spawnSync(
-      process.execPath,
-      [
-        join(ROOT, 'dist/cli.js'),
-        'run',
-        '--scenarios',
-        o.scenarios,
-        ...ARMS[arm],
-        '--baseline-image',
-        o.image,
-        '--baseline-file',
-        join(dir, 'none.json'),
-        '--out',
-        out,
-        '--json',
-        '--seed',
-        String(1000 + run),
-        ...positionals,
-      ],
-      { encoding: 'utf8', maxBuffer: 1 << 30 },
-    );
-    const wall = (Date.now() - t0) / 1000;
-    let report;
-    try {
-      report = JSON.parse(r.stdout);
-    } catch {
+    const r = runArm(ARMS[arm], { image: o.image, scenarios: o.scenarios, dir, out, cli: ['--seed', String(1000 + run), ...positionals] });
+    const wall = r.seconds;
+    const report = r.report;
+    if (!report) {
       console.error(`${arm} #${run}: no report (exit ${r.status}): ${r.stderr.split('\n').slice(-5).join(' | ')}`);
       continue;
     }
@@ -106,13 +74,13 @@ for (let i = 0; i < Number(o.runs); i++) {
     const gating = report.comparisons
       .filter((c) => c.gating)
       .map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
-    const quota = { cpu: '1.16', cpu10: o.cpus10, cpu5: o.cpus5 }[arm];
+    const quota = armQuota(arm, o);
     const row = {
       arm,
       run,
       date: new Date().toISOString(),
       commit,
-      ...(quota ? { cpus: Number(quota) } : {}),
+      ...(quota !== undefined ? { cpus: quota } : {}),
       wallSeconds: Math.round(wall),
       verdict: report.verdict,
       answer: report.answer,
@@ -177,7 +145,7 @@ console.log(
 const groups = (rows) => {
   const out = new Map();
   for (const r of rows) {
-    if (!o.arms.split(',').includes(r.arm)) continue;
+    if (!o.arms.includes(r.arm)) continue;
     const key = r.cpus ? `${r.arm} (cpus ${r.cpus})` : r.arm;
     (out.get(key) ?? out.set(key, []).get(key)).push(r);
   }

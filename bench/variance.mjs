@@ -14,26 +14,19 @@
 // the pair log ratios on the pair's difference in those covariates (θ fitted per arm).
 // Reports are kept (--keep DIR) so that every figure can be recomputed.
 //   node_modules/.bin/node bench/variance.mjs [--arms base,pin] [--runs 3] [--pairs 12] [--scenarios pr]
-//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--keep bench/results/variance-DATE] [--from DIR]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--keep bench/results/variance-DATE] [--from DIR] [-- extra CLI args]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs, IMAGES, list, optional } from './lib/args.mjs';
 import { median, ROOT, sd } from './lib/common.mjs';
 
-const { values: o, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    arms: { type: 'string', default: 'base,pin' },
-    runs: { type: 'string', default: '3' },
-    pairs: { type: 'string', default: '12' },
-    scenarios: { type: 'string', default: 'pr' },
-    image: { type: 'string', default: 'rabbitmq-perf-gate/rabbitmq:3.10.8' },
-    keep: { type: 'string' },
-    from: { type: 'string' },
-  },
-});
+const { values: o, positionals } = benchArgs(
+  { arms: list('base,pin'), runs: 3, pairs: 12, scenarios: 'pr', image: IMAGES.v3, keep: optional(), from: optional() },
+  // Everything after `--` (and any other bare argument) goes to every run's CLI as it is.
+  { positionals: true },
+);
 
 const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-variance-'));
 const target = (name, cpuset) => {
@@ -80,7 +73,7 @@ function runOnce(arm, seed, outDir) {
     o.scenarios,
     ...a.args,
     '--repetitions',
-    o.pairs,
+    String(o.pairs),
     '--baseline-file',
     join(tmp, 'none.json'),
     '--out',
@@ -167,10 +160,10 @@ if (o.from) {
   }
 } else {
   if (o.keep) mkdirSync(o.keep, { recursive: true });
-  const arms = o.arms.split(',');
+  const arms = o.arms;
   for (const a of arms) if (!ARMS[a]) throw new Error(`unknown arm ${a}; one of ${Object.keys(ARMS).join(', ')}`);
   if (arms.some((a) => ARMS[a].pin) && spawnSync('taskset', ['-V']).status !== 0) throw new Error('taskset (util-linux) is needed for the pinned arms');
-  for (let run = 1; run <= Number(o.runs); run++) {
+  for (let run = 1; run <= o.runs; run++) {
     for (const arm of run % 2 ? arms : [...arms].reverse()) {
       const t0 = Date.now();
       const r = await runOnce(arm, 7000 + run, join(tmp, `${arm}-${run}`));

@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-B2MUZQSS.js";
+} from "./chunks/chunk-J7HJBCFA.js";
 import {
   GateError,
   describeContainer,

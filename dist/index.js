@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-B2MUZQSS.js";
+} from "./chunks/chunk-J7HJBCFA.js";
 import {
   GateError,
   describeError,
@@ -5976,7 +5976,7 @@ async function bisectMode(s, ctx, signal) {
     setFailed(
       `The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join4(s.reportDir, "bisect-state.json")} (actions/cache) and run it again to resume.`
     );
-  else if (st.state === "ambiguous") warning(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
+  else if (st.state === "ambiguous" || st.state === "no-regression") warning(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
   else notice(`bisect: ${headline}`, { title: "rabbitmq-perf-gate bisect" });
   return report;
 }

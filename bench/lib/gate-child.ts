@@ -1,4 +1,4 @@
-// Bench child: runs ONE trial of our load generator (src/workload/engine.ts runWorkload, exactly
+// Bench child: runs ONE trial of our load generator (src/workload/scenario.ts runWorkload, exactly
 // what the action runs) with PerfTest flags, in its own process so the parent can read this
 // process's /proc/<pid>/stat. Bundled on the fly by bench/lib/common.mjs (esbuild).
 //
@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { applyPerfTestArgs, perfTestDefaults } from '../../src/config/perftest-args';
 import { WINDOW_CHANNEL } from '../../src/metrics/selfload';
 import type { ScenarioSpec } from '../../src/schema/types';
-import { runWorkload } from '../../src/workload/engine';
+import { runWorkload } from '../../src/workload/scenario';
 
 const sep = process.argv.indexOf('--');
 const own = sep >= 0 ? process.argv.slice(2, sep) : process.argv.slice(2);

@@ -19,7 +19,7 @@ import { defaultRunId, labelArgs, registerContainer, removeRegistered } from './
 import * as cli from './docker-cli';
 import { composeEnv, DEFAULT_CONF_ENV_FILE, DEFAULT_PLUGINS_FILE, describeDeclared, type ImageDeclarations, inEffect, parseEnvConf } from './container-env';
 import { NODE_RUNTIME_EXPR, parseNodeRuntime } from './effective';
-import { cgroupFiles, type CgroupFiles, type EvidenceCapture, evidenceCapture, MSACC_ON_EXPR } from './evidence';
+import { cgroupFiles, type CgroupFiles, type EvidenceCapture, evidenceCapture, MSACC_ON_CALL, MSACC_ON_EXPR } from './evidence';
 import { checkAmqp } from './existing';
 import { ManagementClient } from './management';
 import { allocatePorts, releasePorts } from './ports';
@@ -259,10 +259,15 @@ const slug = (s: string) =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 30) || 'broker';
 
+/** A node may refuse the default user for a moment while it boots (seen on a 3-node cluster under
+ *  load: its listener answered before the user was there); refused this long, the credentials are wrong. */
+const AUTH_REFUSED_MS = 10_000;
+
 /** Polls until the node accepts AMQP and its management API answers; fails fast if it exits. */
 async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, timeoutMs: number, image: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'not started';
+  let refusedSince: number | undefined;
   for (;;) {
     const state = await cli.containerState(node.name);
     if (!state?.running) {
@@ -278,24 +283,19 @@ async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, ti
       return;
     } catch (err) {
       last = (err as Error).message;
+      // Another process's broker may answer on this port while ours is still failing to boot
+      // (ports are checked free, not reserved, across processes), and a booting node may refuse
+      // the user for a moment: only a refusal that lasts, from a container still running, is ours.
       if (/wrong user name or password|401/.test(last)) {
-        // Another process's broker may answer on this port while ours is still failing to boot
-        // (ports are checked free, not reserved, across processes): an exit says which it was.
-        await sleep(2_000);
-        const again = await cli.containerState(node.name);
-        if (!again?.running) {
+        refusedSince ??= Date.now();
+        if (Date.now() - refusedSince >= AUTH_REFUSED_MS) {
           throw await bootError(
-            `container ${node.name} (${image}) exited with code ${again?.exitCode ?? '?'} while RabbitMQ was booting`,
+            `RabbitMQ in container ${node.name} (${image}) rejected the target's credentials`,
             node,
-            'see the container log; a config file with a syntax error is the usual cause',
+            'set RABBITMQ_DEFAULT_USER/RABBITMQ_DEFAULT_PASS in env; a definitions.json loaded at boot must itself define that user with permissions',
           );
         }
-        throw await bootError(
-          `RabbitMQ in container ${node.name} (${image}) rejected the target's credentials`,
-          node,
-          'set RABBITMQ_DEFAULT_USER/RABBITMQ_DEFAULT_PASS in env; a definitions.json loaded at boot must itself define that user with permissions',
-        );
-      }
+      } else refusedSince = undefined;
     }
     if (Date.now() > deadline) {
       throw await bootError(
@@ -306,6 +306,13 @@ async function waitReady(node: Node, amqpUrl: string, mgmt: ManagementClient, ti
     }
     await sleep(500);
   }
+}
+
+/** Node `name`'s runtime output (NODE_RUNTIME_EXPR), read with its own CLI call. */
+async function evalRuntime(name: string): Promise<string> {
+  const r = await cli.exec(name, ['rabbitmqctl', 'eval', NODE_RUNTIME_EXPR], 30_000);
+  if (r.code !== 0) throw new Error(`rabbitmqctl eval exited with code ${r.code}`);
+  return r.output;
 }
 
 async function rabbitmqctl(node: Node, args: string[]): Promise<void> {
@@ -343,10 +350,13 @@ async function runSetup(node: Node, lines: string[]): Promise<void> {
   }
 }
 
-/** Switches microstate accounting on in every node (outside any window; a CLI call each). */
-async function msaccOn(names: string[]): Promise<boolean> {
-  const rs = await Promise.all(names.map((n) => cli.exec(n, ['rabbitmqctl', 'eval', MSACC_ON_EXPR], 30_000))).catch(() => undefined);
-  return !!rs?.every((r) => r.code === 0);
+/** Switches microstate accounting on in every node (outside any window; a CLI call each). With
+ *  `runtime`, node 1's call also prints its runtime (NODE_RUNTIME_EXPR): each rabbitmqctl call
+ *  boots an Erlang VM (1.5–2 s of a core here), so the boot reads it without a second one. */
+async function msaccOn(names: string[], runtime = false): Promise<{ on: boolean; runtime?: string }> {
+  const expr = (i: number) => (runtime && i === 0 ? `${MSACC_ON_CALL}, ${NODE_RUNTIME_EXPR}` : MSACC_ON_EXPR);
+  const rs = await Promise.all(names.map((n, i) => cli.exec(n, ['rabbitmqctl', 'eval', expr(i)], 30_000))).catch(() => undefined);
+  return { on: !!rs?.every((r) => r.code === 0), ...(runtime && rs?.[0]?.code === 0 ? { runtime: rs[0].output } : {}) };
 }
 
 /** A container's cgroup accounting files, from its main process as the host sees it. */
@@ -356,19 +366,20 @@ async function containerCgroup(name: string): Promise<CgroupFiles | undefined> {
 }
 
 /** The evidence a started target offers: its nodes' Prometheus endpoints (the plugin is always
- *  enabled here), microstate accounting switched on, and the containers' cgroup accounting. */
-async function dockerEvidence(names: string[], promUrls: string[]): Promise<EvidenceCapture> {
+ *  enabled here), microstate accounting switched on, and the containers' cgroup accounting; and
+ *  node 1's runtime output, read by the same CLI call (msaccOn). */
+async function dockerEvidence(names: string[], promUrls: string[]): Promise<{ capture: EvidenceCapture; runtime?: string }> {
   const [msacc, cgroups] = await Promise.all([
-    msaccOn(names),
+    msaccOn(names, true),
     Promise.all(names.map(containerCgroup)).then(
       (l) => (l.every(Boolean) ? (l as CgroupFiles[]) : undefined),
       () => undefined,
     ),
   ]);
   const missing: EvidenceCapture['missing'] = [];
-  if (!msacc) missing.push({ source: 'msacc', why: '`rabbitmqctl eval` could not switch microstate accounting on' });
+  if (!msacc.on) missing.push({ source: 'msacc', why: '`rabbitmqctl eval` could not switch microstate accounting on' });
   if (!cgroups) missing.push({ source: 'cgroup', why: "the containers' cgroup accounting is not readable from this runner (/proc/<pid>/cgroup, /sys/fs/cgroup)" });
-  return evidenceCapture({ prometheusUrls: promUrls, cgroups, msacc, missing });
+  return { capture: evidenceCapture({ prometheusUrls: promUrls, cgroups, msacc: msacc.on, missing }), runtime: msacc.runtime };
 }
 
 /** What the image declares for its broker: its ENV, the plugins of its enabled_plugins and the
@@ -516,11 +527,16 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
     const { amqp: amqpUrl, mgmt: managementUrl } = urls(nodes[0]);
     const mgmt = new ManagementClient(managementUrl);
     const promUrls = nodes.map((n) => `http://127.0.0.1:${n.promPort}/metrics`);
-    const [id, endpoints, evidence] = await Promise.all([
+    const [id, endpoints, started] = await Promise.all([
       mgmt.identity(),
       protocolListeners(mgmt, amqpUrl, layout.plugins, opts.readyTimeoutMs ?? 120_000),
-      spec.evidence === false ? evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] }) : dockerEvidence(names, promUrls),
+      spec.evidence === false
+        ? { capture: evidenceCapture({ prometheusUrls: [], msacc: false, missing: [{ source: 'all', why: 'evidence: false in the target file' }] }), runtime: undefined }
+        : dockerEvidence(names, promUrls),
     ]);
+    const evidence = started.capture;
+    // Node 1's runtime as the boot read it (one CLI call less); a later read asks the node again.
+    let bootRuntime = started.runtime;
     let stopped = false;
     let frozen = false;
     // A cluster's nodes share one epmd (host networking), living in whichever container started it
@@ -566,9 +582,9 @@ export async function startDocker(spec: DockerTargetSpec, opts: DockerProviderOp
       restartNode,
       ...(opts.profile ? { profile: () => profileContainer(names[0]) } : {}),
       nodeRuntime: async () => {
-        const r = await cli.exec(names[0], ['rabbitmqctl', 'eval', NODE_RUNTIME_EXPR], 30_000);
-        if (r.code !== 0) throw new Error(`rabbitmqctl eval exited with code ${r.code}`);
-        return parseNodeRuntime(r.output, nodes[0].nodeName ?? names[0]);
+        const output = bootRuntime ?? (await evalRuntime(names[0]));
+        bootRuntime = undefined;
+        return parseNodeRuntime(output, nodes[0].nodeName ?? names[0]);
       },
       setFrozen: async (on: boolean) => {
         if (stopped || on === frozen) return;

@@ -35,7 +35,7 @@ const RABBIT_ENV_EXPR =
 
 /** `vm:…` lines of the Erlang VM as it runs: its own command line (the emulator flags as started,
  *  tab-separated), its init arguments, what erlang:system_info says about schedulers, limits and
- *  allocator strategies, and the plugins running. */
+ *  allocator strategies, the plugins running and those enabled. */
 const VM_EXPR =
   '{ok, VmCmd} = file:read_file("/proc/self/cmdline"), ' +
   'io:format("vm:cmdline=~s~n", [binary:replace(VmCmd, <<0>>, <<"\\t">>, [global])]), ' +
@@ -46,7 +46,10 @@ const VM_EXPR =
   'case [VmS || {instance, _, VmI} <- VmL, {options, VmO} <- [lists:keyfind(options, 1, VmI)], {as, VmS} <- [lists:keyfind(as, 1, VmO)]] of ' +
   '[VmS1 | _] -> io:format("vm:alloc:~s=~s~n", [VmA, VmS1]); _ -> ok end; _ -> ok end end, ' +
   `[${ALLOCATORS.join(', ')}]), ` +
-  'lists:foreach(fun(VmP) -> io:format("vm:plugin=~s~n", [VmP]) end, lists:sort(rabbit_plugins:active()))';
+  'lists:foreach(fun(VmP) -> io:format("vm:plugin=~s~n", [VmP]) end, lists:sort(rabbit_plugins:active())), ' +
+  // The enabled_plugins file as the node reads it (what /api/nodes reports, seconds later).
+  'case application:get_env(rabbit, enabled_plugins_file) of {ok, VmEf} -> ' +
+  'lists:foreach(fun(VmP) -> io:format("vm:enabled=~s~n", [VmP]) end, lists:sort(rabbit_plugins:read_enabled(VmEf))); _ -> ok end';
 
 /** The `rabbitmqctl eval` expression reading a node's runtime: parseNodeRuntime reads its output. */
 export const NODE_RUNTIME_EXPR = `${RABBIT_ENV_EXPR}, ${VM_EXPR}.`;
@@ -71,6 +74,8 @@ export interface NodeRuntime {
   env: Record<string, string>;
   vm?: VmEffect;
   activePlugins?: string[];
+  /** The plugins its enabled_plugins file names. */
+  enabledPlugins?: string[];
 }
 
 /** Flags and their values, in order, from command-line tokens: a token starting with `-` or `+`
@@ -100,6 +105,7 @@ export function parseNodeRuntime(output: string, nodeName?: string): NodeRuntime
   const raw: Record<string, string> = {};
   const alloc: Record<string, string> = {};
   const plugins: string[] = [];
+  const enabled: string[] = [];
   for (const line of output.split('\n')) {
     const m = /^vm:([a-z]+)(?::([a-z_]+))?=(.*)$/.exec(line.replace(/\r$/, ''));
     if (!m) continue;
@@ -112,6 +118,7 @@ export function parseNodeRuntime(output: string, nodeName?: string): NodeRuntime
     } else if (kind === 'info' && key) raw[key] = value.replace(/^"(.*)"$/, '$1');
     else if (kind === 'alloc' && key) alloc[key] = value;
     else if (kind === 'plugin') plugins.push(value.trim());
+    else if (kind === 'enabled') enabled.push(value.trim());
   }
   if (!cmdline) return { env };
   const end = cmdline.indexOf('--');
@@ -141,6 +148,7 @@ export function parseNodeRuntime(output: string, nodeName?: string): NodeRuntime
       info: Object.fromEntries(Object.entries(info).filter((e): e is [string, string] => e[1] !== undefined)),
     },
     ...(plugins.length ? { activePlugins: plugins.sort() } : {}),
+    ...(enabled.length ? { enabledPlugins: enabled.sort() } : {}),
   };
 }
 
@@ -213,6 +221,18 @@ export function vhostLines(c: VhostConfig | undefined): string[] {
   ].sort();
 }
 
+/** The enabled plugins of node 1 as the management API reports them: its entry carries them once
+ *  the management agent has reported (seconds after boot), so this waits up to 10 s for it. A node
+ *  whose runtime was read (NODE_RUNTIME_EXPR) needs no wait. */
+async function enabledByManagement(mgmt: ManagementClient): Promise<string[] | undefined> {
+  let nodes: Array<{ enabled_plugins?: string[] }> | undefined;
+  for (let i = 0; i < 20 && !Array.isArray(nodes?.[0]?.enabled_plugins); i++) {
+    if (i) await sleep(500);
+    nodes = await mgmt.request<Array<{ enabled_plugins?: string[] }>>('GET', '/api/nodes').catch(() => undefined);
+  }
+  return nodes?.[0]?.enabled_plugins;
+}
+
 /** Reads a target's node-level effective configuration (the per-scenario queues come later). */
 export async function readEffective(
   mgmt: ManagementClient,
@@ -221,12 +241,7 @@ export async function readEffective(
   runtime?: NodeRuntime,
 ): Promise<EffectiveConfig> {
   const flags = await mgmt.request<Array<{ name?: string; state?: string }>>('GET', '/api/feature-flags').catch(() => undefined);
-  // A node's entry carries its plugins once the management agent has reported it (seconds after boot).
-  let nodes: Array<{ enabled_plugins?: string[] }> | undefined;
-  for (let i = 0; i < 20 && !Array.isArray(nodes?.[0]?.enabled_plugins); i++) {
-    if (i) await sleep(500);
-    nodes = await mgmt.request<Array<{ enabled_plugins?: string[] }>>('GET', '/api/nodes').catch(() => undefined);
-  }
+  const enabled = runtime?.enabledPlugins ?? (await enabledByManagement(mgmt));
   const eff: EffectiveConfig = {
     rabbitmqVersion: identity.rabbitmqVersion,
     erlangVersion: identity.erlangVersion,
@@ -237,7 +252,7 @@ export async function readEffective(
           .map((f) => f.name!)
           .sort()
       : undefined,
-    plugins: nodes?.[0]?.enabled_plugins ? [...nodes[0].enabled_plugins].sort() : undefined,
+    plugins: enabled ? [...enabled].sort() : undefined,
     vhost: vhostLines(inherited),
     node: runtime?.env,
     ...(runtime?.vm ? { vm: runtime.vm } : {}),

@@ -227,5 +227,6 @@ export async function readTopQueues(mgmt: ManagementClient, vhost: string, max =
     }));
 }
 
-/** The Erlang expression that switches microstate accounting on (rabbitmqctl eval). */
-export const MSACC_ON_EXPR = 'erlang:system_flag(microstate_accounting, true), ok.';
+/** The Erlang call that switches microstate accounting on, and the expression for rabbitmqctl eval. */
+export const MSACC_ON_CALL = 'erlang:system_flag(microstate_accounting, true)';
+export const MSACC_ON_EXPR = `${MSACC_ON_CALL}, ok.`;

@@ -4,7 +4,18 @@
 // limit or Ctrl-C resumes where it was). Testable without a broker: the A/B itself is passed in
 // (the CLI and the action pass the pipeline).
 //
-// The rules. Each step is a same-run paired A/B of one image against the good end (the run's
+// The rules. First the ends check: the known-bad end A/B'd against the known-good end. Any gating
+// metric significantly worse there — beyond the tolerance or not (fail or warn): the user named it
+// bad, the check only confirms and sizes the step — makes it bad; no regression (every CI's bad
+// end inside its margin, nothing significantly worse) ends the search with nothing to find;
+// otherwise it is undecided and repeated like any step. A regression sizes it: later steps A/B only
+// the scenarios that regressed, each regressed gating metric judged at the geometric midpoint of
+// the step the ends showed (tolerance = equivalence margin = that midpoint), so an image that is
+// like one end or the other is told apart at the first looks rather than against the fixed 5 %
+// tolerance and 10 % margin (which a good image of a noisy metric often cannot reach). A search
+// started before the ends check existed goes on without it; an ends check that stays undecided
+// or cannot boot leaves the later steps at the scenarios' own margins.
+// Each step is a same-run paired A/B of one image against the good end (the run's
 // judge() answer): regression → bad, no regression → good, not decided → undecided, never guessed: the
 // same image is A/B'd again with its cap widened by one more cap of pairs (fresh brokers, a fresh
 // order), up to `attempts` times, and then left out like a skipped image. An image that cannot be
@@ -15,10 +26,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { Answer, BisectOutcome, BisectReport, BisectState, BisectStatus, BisectStep, Comparison, DockerTargetSpec, RunReport, Verdict } from '../schema/types';
+import type { Answer, BisectCalibration, BisectOutcome, BisectReport, BisectState, BisectStatus, BisectStep, Comparison, DockerTargetSpec, RunReport, Verdict } from '../schema/types';
 import { SCHEMA_VERSION } from '../schema/types';
 import { GateError } from '../schema/errors';
 import { fingerprint, TOOL, TOOL_VERSION } from '../metrics/fingerprint';
+import { metricDef } from '../metrics/definitions';
 import { resolveScenarios } from '../config/catalogue';
 import { commitsBetween } from '../config/bisect-range';
 import { writeFileAtomic } from './stored';
@@ -109,8 +121,61 @@ export function saveState(file: string, s: BisectState): void {
   writeFileAtomic(file, JSON.stringify({ ...s, updatedAt: new Date().toISOString() }, null, 1) + '\n');
 }
 
+/** Whether the search runs the ends check: a new one does; one started without it (a state file
+ *  from before it existed) goes on without it. */
+const checksEnds = (s: BisectState) => s.steps.length === 0 || s.steps.some((x) => x.ends);
+
+/** The ends check still to run: none recorded with a decision or a skip, and attempts left. */
+function endsDue(s: BisectState): boolean {
+  if (!checksEnds(s)) return false;
+  const ends = s.steps.filter((x) => x.ends);
+  return !ends.some((x) => x.outcome !== 'undecided') && ends.length < s.attempts;
+}
+
+/** What the ends check measured: the regressed gating metrics, each with the geometric midpoint of
+ *  its step as the threshold later steps are judged at; undefined until it showed a regression. */
+export function calibrationOf(s: BisectState): BisectCalibration | undefined {
+  const ends = s.steps.find((x) => x.ends && x.outcome === 'bad');
+  const steps = (ends?.gating ?? [])
+    .filter((g) => worseAtEnds(g.verdict) && g.ratio !== null && g.ratio > 0)
+    .map((g) => {
+      // The worseness ratio (> 1 = worse) the margins are read against, and its square root.
+      const worseness = metricDef(g.metric).direction === 'higher' ? 1 / g.ratio! : g.ratio!;
+      return { scenario: g.scenario, metric: g.metric, ratio: g.ratio!, threshold: Math.round((Math.sqrt(worseness) - 1) * 10_000) / 10_000 };
+    })
+    .filter((x) => x.threshold > 0);
+  if (!steps.length) return undefined;
+  const thresholds: BisectCalibration['thresholds'] = {};
+  for (const x of steps) (thresholds[x.scenario] ??= {})[x.metric] = x.threshold;
+  return { thresholds, steps };
+}
+
+/** A gating verdict that says significantly worse: beyond the tolerance (fail) or not (warn). */
+const worseAtEnds = (v: Verdict) => v === 'fail' || v === 'warn';
+
+/** The ends check's outcome: bad when any gating metric is significantly worse, good when the A/B
+ *  answered no regression with nothing significantly worse, else undecided. */
+export function endsOutcome(step: BisectStep): BisectOutcome {
+  if (step.gating?.some((g) => worseAtEnds(g.verdict))) return 'bad';
+  return step.outcome === 'good' ? 'good' : 'undecided';
+}
+
 /** Where the search stands: the last good and first bad so far, what is left, and the culprit. */
 export function bisectStatus(s: BisectState): BisectStatus {
+  const calibration = calibrationOf(s);
+  const withCalibration = (st: BisectStatus): BisectStatus => (calibration ? { ...st, calibration } : st);
+  const verdictCount = s.steps.filter((x) => x.outcome !== 'skipped').length;
+  const last = s.images.length - 1;
+  if (s.steps.some((x) => x.ends && x.outcome === 'good')) {
+    return { state: 'no-regression', lastGood: 0, firstBad: last, suspects: [], skipped: [], undecided: [], verdicts: verdictCount };
+  }
+  if (endsDue(s)) {
+    return { state: 'running', lastGood: 0, firstBad: last, suspects: Array.from({ length: last }, (_, k) => k + 1), skipped: [], undecided: [], verdicts: verdictCount };
+  }
+  return withCalibration(searchStatus(s));
+}
+
+function searchStatus(s: BisectState): BisectStatus {
   let lastGood = 0;
   let firstBad = s.images.length - 1;
   for (const step of s.steps) {
@@ -141,11 +206,13 @@ export function bisectStatus(s: BisectState): BisectStatus {
   };
 }
 
-/** The image to A/B next: the untested one nearest the middle of the last good and the first bad
- *  (the lower one on a tie); undefined when the search is over. */
+/** The image to A/B next: the known-bad end while the ends check is due, then the untested one
+ *  nearest the middle of the last good and the first bad (the lower one on a tie); undefined when
+ *  the search is over. */
 export function nextProbe(s: BisectState): number | undefined {
   const st = bisectStatus(s);
   if (st.state !== 'running') return undefined;
+  if (endsDue(s)) return s.images.length - 1;
   const out = new Set([...st.skipped, ...st.undecided]);
   const mid = (st.lastGood + st.firstBad) / 2;
   let best: number | undefined;
@@ -200,6 +267,10 @@ export function stepFromReport(r: RunReport, index: number, image: string, attem
 export interface AbRequest {
   image: string;
   reference: string;
+  /** Calibrated by the ends check: only these scenarios (comma-separated ids), and the thresholds
+   *  their regressed metrics are judged at (tolerance = equivalence margin). */
+  scenarios?: string;
+  thresholds?: BisectCalibration['thresholds'];
   looks?: number[];
   repetitions?: number;
   /** Seconds this A/B may take (0 = no limit). */
@@ -242,22 +313,42 @@ export async function searchBisect(state: BisectState, deps: SearchDeps): Promis
     const left = limitMs - (now() - started);
     if (left < 1000) return { state: s, stopped: `the time limit of ${Math.round((limitMs / 60000) * 10) / 10} min was reached` };
     const image = s.images[index].image;
-    const attempt = 1 + s.steps.filter((x) => x.index === index && x.outcome === 'undecided').length;
+    const ends = endsDue(s);
+    const attempt = 1 + s.steps.filter((x) => x.index === index && x.outcome === 'undecided' && !!x.ends === ends).length;
     const design = stepDesign(deps.design, attempt);
     const st = bisectStatus(s);
+    const again = attempt > 1 ? `, attempt ${attempt}: undecided before, so again with ${design.looks ? `looks ${design.looks.join(', ')}` : `${design.repetitions} pairs`}` : '';
     deps.log(
-      `Bisect step ${s.steps.length + 1}: ${image} (image ${index + 1} of ${s.images.length}; first bad between ${st.lastGood + 2} and ${st.firstBad + 1})` +
-        `${attempt > 1 ? `, attempt ${attempt}: undecided before, so again with ${design.looks ? `looks ${design.looks.join(', ')}` : `${design.repetitions} pairs`}` : ''}`,
+      ends
+        ? `Bisect step ${s.steps.length + 1}: the ends check, ${image} (the known-bad end) against the known-good end: does the range regress, and by how much?${again}`
+        : `Bisect step ${s.steps.length + 1}: ${image} (image ${index + 1} of ${s.images.length}; first bad between ${st.lastGood + 2} and ${st.firstBad + 1})${again}`,
     );
+    const cal = ends ? undefined : st.calibration;
     const t0 = now();
     const startedAt = new Date(t0).toISOString();
     let report: RunReport;
     try {
-      report = await deps.runAb({ image, reference: s.images[0].image, ...design, timeLimitSeconds: Number.isFinite(left) ? Math.floor(left / 1000) : 0, step: s.steps.length + 1 });
+      report = await deps.runAb({
+        image,
+        reference: s.images[0].image,
+        ...design,
+        ...(cal ? { scenarios: Object.keys(cal.thresholds).join(','), thresholds: cal.thresholds } : {}),
+        timeLimitSeconds: Number.isFinite(left) ? Math.floor(left / 1000) : 0,
+        step: s.steps.length + 1,
+      });
     } catch (e) {
       if (deps.signal?.aborted) return { state: s, stopped: 'interrupted' };
       if (!(await deps.candidateFailed(e))) throw e;
-      const step: BisectStep = { index, image, attempt, outcome: 'skipped', seconds: Math.round((now() - t0) / 1000), startedAt, note: `could not be pulled or started: ${deps.describe(e)}` };
+      const step: BisectStep = {
+        index,
+        image,
+        ...(ends ? { ends: true } : {}),
+        attempt,
+        outcome: 'skipped',
+        seconds: Math.round((now() - t0) / 1000),
+        startedAt,
+        note: `could not be pulled or started: ${deps.describe(e)}${ends ? '; the search goes on without the ends check, at the scenarios’ own margins' : ''}`,
+      };
       deps.log(`Skipping ${image}: ${step.note}`);
       s = { ...s, steps: [...s.steps, step], seconds: s.seconds + step.seconds };
       deps.save(s);
@@ -268,12 +359,33 @@ export async function searchBisect(state: BisectState, deps: SearchDeps): Promis
     if (deps.signal?.aborted) return { state: { ...s, seconds: s.seconds + Math.round((now() - t0) / 1000) }, stopped: 'interrupted' };
     if (cut) return { state: { ...s, seconds: s.seconds + Math.round((now() - t0) / 1000) }, stopped: `the time limit was reached during the A/B of ${image} (${cut.message})` };
     const step = stepFromReport(report, index, image, attempt, (now() - t0) / 1000, startedAt);
+    if (ends) {
+      step.ends = true;
+      step.outcome = endsOutcome(step);
+      if (step.outcome !== 'undecided') delete step.note;
+    }
     const kept = deps.keepReport?.(report, step, s.steps.length + 1);
     if (kept) step.report = kept;
     deps.log(`${image}: ${step.outcome} (verdict ${step.verdict}${step.ratio != null ? `, ${step.metric} ratio ${step.ratio.toFixed(3)}` : ''}, ${step.seconds} s)`);
     s = { ...s, steps: [...s.steps, step], seconds: s.seconds + step.seconds };
     deps.save(s);
+    if (ends) logEnds(s, deps.log);
   }
+}
+
+/** What the ends check decided, in one line. */
+function logEnds(s: BisectState, log: (m: string) => void): void {
+  const st = bisectStatus(s);
+  if (st.state === 'no-regression') log('The known-bad end shows no regression against the known-good end: nothing to search.');
+  else if (st.calibration) log(`The ends: ${calibrationText(st.calibration)}.`);
+  else if (!endsDue(s)) log("The ends check did not size the step: later steps are judged at the scenarios' own margins.");
+}
+
+/** "one_fast consumed_rate −15.2 % between the ends: later steps A/B one_fast only, judged at 7.9 %". */
+export function calibrationText(c: BisectCalibration): string {
+  const steps = c.steps.map((x) => `${x.scenario} ${x.metric} ${((x.ratio - 1) * 100).toFixed(1).replace('-', '−')} %`).join(', ');
+  const at = c.steps.map((x) => `${(x.threshold * 100).toFixed(1)} %`).join(', ');
+  return `${steps} between the ends; later steps A/B ${Object.keys(c.thresholds).join(', ')} only, each judged at the midpoint of its step (${at}): worse than that is bad, a CI whose bad end stays inside it good`;
 }
 
 /** The base design of every step: the given looks, else fixed pairs when given, else the
@@ -288,6 +400,8 @@ export function baseDesign(scenarios: string, looks: number[] | undefined, repet
 /** What a step's A/B asks of the pipeline (a subset of its RunOptions). */
 export interface AbRunOptions {
   scenarios: string;
+  /** scenario → metric → tolerance and equivalence margin in one (a calibrated bisect step). */
+  thresholds?: BisectCalibration['thresholds'];
   candidate: DockerTargetSpec;
   reference: DockerTargetSpec;
   mode: 'check';
@@ -350,7 +464,8 @@ export async function bisectSession(o: SessionOptions, deps: SessionDeps): Promi
     save: (x) => saveState(o.stateFile, x),
     runAb: (req) =>
       deps.runAb({
-        scenarios: d.scenarios,
+        scenarios: req.scenarios ?? d.scenarios,
+        ...(req.thresholds ? { thresholds: req.thresholds } : {}),
         mode: 'check',
         sequential: true,
         candidate: dockerTarget('candidate', req.image, req.image),

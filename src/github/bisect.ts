@@ -73,7 +73,7 @@ export async function bisectMode(s: ActionSettings, ctx: RunContext, signal: Abo
     core.setFailed(
       `The bisect stopped (${report.stopped}) after ${report.state.steps.length} steps: ${headline}. Keep ${b.state ?? join(s.reportDir, 'bisect-state.json')} (actions/cache) and run it again to resume.`,
     );
-  else if (st.state === 'ambiguous') core.warning(`bisect: ${headline}`, { title: 'rabbitmq-perf-gate bisect' });
+  else if (st.state === 'ambiguous' || st.state === 'no-regression') core.warning(`bisect: ${headline}`, { title: 'rabbitmq-perf-gate bisect' });
   else core.notice(`bisect: ${headline}`, { title: 'rabbitmq-perf-gate bisect' });
   return report;
 }

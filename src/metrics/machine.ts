@@ -200,11 +200,16 @@ export function loadBetween(
  *  on both trials cancels in the pair's ratio and is no reason. Measured on real A/As
  *  (bench/pair-spread.mjs, docs/statistics.md): dropping such pairs cut the pair spread of
  *  one_one_one from 19.6 % to 9.5 % on a disturbed run; a quiet run has none. */
+/** How a pair the machine disturbed is named in its trials' invalid reason (pairDisturbance). */
+export const DISTURBED_PAIR = "the machine's other load differed within the pair";
+/** Whether a trial was left out only because the machine disturbed its pair. */
+export const disturbedPair = (invalidReason: string | undefined): boolean => (invalidReason ?? '').startsWith(DISTURBED_PAIR);
+
 export function pairDisturbance(a: MachineLoad | undefined, b: MachineLoad | undefined, cores = os.availableParallelism()): string | undefined {
   if (!a || !b) return undefined;
   const limit = round(BUSY_SHARE * cores, 2);
   if (Math.abs(a.otherCores - b.otherCores) < limit) return undefined;
-  return `the machine's other load differed within the pair (${a.otherCores} and ${b.otherCores} of ${cores} cores; ${limit} or more apart), so the pair would measure the machine, not the brokers`;
+  return `${DISTURBED_PAIR} (${a.otherCores} and ${b.otherCores} of ${cores} cores; ${limit} or more apart), so the pair would measure the machine, not the brokers`;
 }
 
 /** Adds an interval's named users to a running total of core-seconds. */

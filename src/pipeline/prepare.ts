@@ -50,6 +50,7 @@ export async function prepare(given: RunOptions, ui: Ui): Promise<RunState> {
           ...s,
           durationSeconds: opts.duration ?? s.durationSeconds,
           warmupSeconds: opts.warmup ?? s.warmupSeconds,
+          ...(opts.thresholds?.[s.id] ? { tolerances: { ...s.tolerances, ...opts.thresholds[s.id] }, margins: { ...s.margins, ...opts.thresholds[s.id] } } : {}),
         })),
         opts.shard,
         repetitions,

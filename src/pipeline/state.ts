@@ -28,6 +28,9 @@ export interface RunOptions {
   stored?: Baseline;
   /** Override every scenario's measured window / warm-up, in seconds. */
   duration?: number;
+  /** scenario → metric → one threshold as both tolerance and equivalence margin (a bisect step
+   *  judged at the midpoint its ends check measured, src/compare/bisect.ts). */
+  thresholds?: Record<string, Record<string, number>>;
   warmup?: number;
   cwd?: string;
   runId?: string;

@@ -1,10 +1,12 @@
 // A bisect's report in every format — Markdown (job summary, comment), a terminal table, and a
 // self-contained HTML page with the probes charted — from a BisectReport (src/compare/bisect.ts):
-// the headline (the first bad image, the images it could be, or where a stopped search stands),
+// the headline (the first bad image, the images it could be, no regression between the ends, or
+// where a stopped search stands), what the ends check measured and how later steps were judged,
 // every step (image, outcome, verdict, ratio with its CI, pairs, time), the culprit and the commit
 // range it stands for. All user text goes through md() / html().
 import type { BisectReport, BisectStep } from '../schema/types';
 import { metricDef } from '../metrics/definitions';
+import { calibrationText } from '../compare/bisect';
 import { html as h, md } from './escape';
 import { pct } from './format';
 import { paint } from './terminal';
@@ -15,6 +17,9 @@ import { HTML_CSS } from './html-style';
 import { jsonScript } from './html';
 
 const OUTCOME_ICON: Record<BisectStep['outcome'], string> = { good: '✅', bad: '❌', undecided: '❔', skipped: '⏭️' };
+const STATE_ICON: Record<BisectReport['status']['state'], string> = { found: '🎯', ambiguous: '❔', running: '⏸️', 'no-regression': '➖' };
+/** The image cell of a step: the ends check says so. */
+const stepImage = (x: BisectStep, code: (s: string) => string) => `${code(x.image)} (${x.index + 1}${x.ends ? ', the ends check' : ''})`;
 const short = (sha?: string) => (sha ? sha.slice(0, 12) : '');
 const minutes = (s: number) => `${(s / 60).toFixed(1)} min`;
 
@@ -37,6 +42,11 @@ function imageText(r: BisectReport, i: number, withSubject = true): string {
 export function bisectHeadline(r: BisectReport): string {
   const st = r.status;
   if (st.state === 'found') return `first bad image: ${imageText(r, st.culprit!)}`;
+  if (st.state === 'no-regression') {
+    const ends = r.state.steps.findLast((x) => x.ends && x.outcome === 'good');
+    const delta = ends ? ` (${ends.metric ? `${metricText(ends)} ` : ''}${stepDelta(ends)})` : '';
+    return `no regression between the ends: ${imageText(r, st.firstBad, false)} is not significantly worse than ${imageText(r, 0, false)}${delta}, so there is nothing to search`;
+  }
   if (st.state === 'ambiguous') {
     const why = (i: number) => (st.skipped.includes(i) ? ' — skipped' : st.undecided.includes(i) ? ' — undecided' : '');
     return `the first bad image is one of: ${st.suspects.map((i) => `${r.state.images[i].image}${why(i)}`).join(', ')}`;
@@ -53,7 +63,9 @@ function scopeText(r: BisectReport): string {
   return (
     `${n} images from ${s.images[0].image} (known good) to ${s.images[n - 1].image} (known bad), each step a same-run paired A/B against the good end ` +
     `on scenarios ${s.scenarios}${s.range ? `; the images of ${s.range.spec} (first-parent commits, template ${s.range.template})` : ''}. ` +
-    `${r.status.verdicts} verdict${r.status.verdicts === 1 ? '' : 's'}${skips ? ` and ${skips} skip${skips === 1 ? '' : 's'}` : ''} in ${minutes(s.seconds)} (a bisect of ${n} images needs at most ⌈log₂ ${n}⌉ + 1 = ${bound} without repeats).`
+    `${r.status.verdicts} verdict${r.status.verdicts === 1 ? '' : 's'}${skips ? ` and ${skips} skip${skips === 1 ? '' : 's'}` : ''} in ${minutes(s.seconds)} (a bisect of ${n} images needs at most ⌈log₂ ${n}⌉ + 1 = ${bound} without repeats` +
+    `${s.steps.some((x) => x.ends) ? ', the ends check included' : ''}).` +
+    (r.status.calibration ? ` The ends check: ${calibrationText(r.status.calibration)}.` : '')
   );
 }
 
@@ -80,11 +92,11 @@ function commitLines(r: BisectReport, code: (s: string) => string, text: (s: str
 
 export function renderBisectMarkdown(r: BisectReport, o: { name: string; runUrl?: string }): string {
   const st = r.status;
-  const icon = st.state === 'found' ? '🎯' : st.state === 'ambiguous' ? '❔' : '⏸️';
+  const icon = STATE_ICON[st.state];
   const code = (s: string) => `\`${s.replace(/`/g, '')}\``;
   const rows = r.state.steps.map(
     (x, k) =>
-      `| ${k + 1} | ${code(x.image)} (${x.index + 1}) | ${x.attempt} | ${OUTCOME_ICON[x.outcome]} ${x.outcome}${x.verdict ? ` (${x.verdict})` : ''} | ${stepDelta(x)} | ${md(metricText(x)) || '–'} | ${x.pairs ?? '–'} | ${minutes(x.seconds)} |`,
+      `| ${k + 1} | ${stepImage(x, code)} | ${x.attempt} | ${OUTCOME_ICON[x.outcome]} ${x.outcome}${x.verdict ? ` (${x.verdict})` : ''} | ${stepDelta(x)} | ${md(metricText(x)) || '–'} | ${x.pairs ?? '–'} | ${minutes(x.seconds)} |`,
   );
   const notes = r.state.steps.map((x, k) => (x.note ? `- step ${k + 1} (${code(x.image)}): ${md(x.note.length > 400 ? `${x.note.slice(0, 400)}…` : x.note)}` : '')).filter(Boolean);
   return [
@@ -92,7 +104,7 @@ export function renderBisectMarkdown(r: BisectReport, o: { name: string; runUrl?
     '',
     md(scopeText(r)),
     '',
-    ...(st.state !== 'running' ? commitLines(r, code, md) : []),
+    ...(st.state === 'found' || st.state === 'ambiguous' ? commitLines(r, code, md) : []),
     '',
     '### Steps',
     '| # | Image (position) | Attempt | Outcome (verdict) | Δ [CI] | Metric | Pairs | Time |',
@@ -113,7 +125,7 @@ export function bisectTerminal(r: BisectReport, color: boolean): string {
   const rows = r.state.steps.map((x, k) => [
     String(k + 1),
     x.image,
-    String(x.index + 1),
+    `${x.index + 1}${x.ends ? ' (ends)' : ''}`,
     String(x.attempt),
     x.outcome,
     x.verdict ?? '–',
@@ -125,9 +137,9 @@ export function bisectTerminal(r: BisectReport, color: boolean): string {
   const w = head.map((hd, i) => Math.max(hd.length, ...rows.map((row) => row[i].length)));
   const pad = (row: string[]) => row.map((s, i) => ([0, 2, 3, 6, 8, 9].includes(i) ? s.padStart(w[i]) : s.padEnd(w[i])));
   const st = r.status;
-  const title = st.state === 'found' ? c('1;31', '✘ FOUND') : st.state === 'ambiguous' ? c('33', '? AMBIGUOUS') : c('2', '… STOPPED');
+  const title = st.state === 'found' ? c('1;31', '✘ FOUND') : st.state === 'ambiguous' ? c('33', '? AMBIGUOUS') : st.state === 'no-regression' ? c('32', '– NO REGRESSION') : c('2', '… STOPPED');
   const commits =
-    st.state !== 'running'
+    st.state === 'found' || st.state === 'ambiguous'
       ? commitLines(
           r,
           (s) => s,
@@ -185,17 +197,17 @@ export function renderBisectHtml(r: BisectReport, o: { name?: string; runUrl?: s
   const assets = uplotAssets();
   const name = o.name ?? 'rabbitmq-perf-gate';
   const st = r.status;
-  const cls = st.state === 'found' ? 'fail' : st.state === 'ambiguous' ? 'warn' : 'inconclusive';
+  const cls = st.state === 'found' ? 'fail' : st.state === 'ambiguous' ? 'warn' : st.state === 'no-regression' ? 'pass' : 'inconclusive';
   const rows = r.state.steps
     .map(
       (x, k) =>
-        `<tr><td class="n">${k + 1}</td><td><code>${h(x.image)}</code></td><td class="n">${x.index + 1}</td><td class="n">${x.attempt}</td>` +
+        `<tr><td class="n">${k + 1}</td><td><code>${h(x.image)}</code></td><td class="n">${x.index + 1}${x.ends ? ' (ends)' : ''}</td><td class="n">${x.attempt}</td>` +
         `<td class="t-${x.outcome === 'good' ? 'pass' : x.outcome === 'bad' ? 'fail' : 'inconclusive'}">${h(x.outcome)}${x.verdict ? ` (${h(x.verdict)})` : ''}</td><td class="n">${h(stepDelta(x))}</td>` +
         `<td>${h(metricText(x) || '–')}</td><td class="n">${h(x.pairs ?? '–')}</td><td>${h(designText(x))}</td><td class="n">${h(minutes(x.seconds))}</td><td class="small">${h(x.note ?? '')}</td></tr>`,
     )
     .join('');
   const commits =
-    st.state !== 'running'
+    st.state === 'found' || st.state === 'ambiguous'
       ? commitLines(
           r,
           (s) => s,

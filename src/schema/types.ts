@@ -814,6 +814,9 @@ export type BisectOutcome = 'good' | 'bad' | 'undecided' | 'skipped';
 export interface BisectStep {
   index: number;
   image: string;
+  /** The ends check: the known-bad end A/B'd against the known-good end before the search — does
+   *  the range regress, and by how much (the midpoint later steps are judged at). */
+  ends?: boolean;
   /** 1 for the first A/B of this image, 2 for its repeat, … */
   attempt: number;
   outcome: BisectOutcome;
@@ -868,8 +871,9 @@ export interface BisectState {
 export interface BisectStatus {
   /** found: one first-bad image; ambiguous: only skipped or undecided images are left between the
    *  last good and the first bad (the first bad is one of `suspects`); running: images are left to
-   *  test (the search stopped at its time limit or was interrupted). */
-  state: 'found' | 'ambiguous' | 'running';
+   *  test (the search stopped at its time limit or was interrupted); no-regression: the ends check
+   *  found the known-bad end no worse than the known-good end (nothing to search). */
+  state: 'found' | 'ambiguous' | 'running' | 'no-regression';
   lastGood: number;
   firstBad: number;
   culprit?: number;
@@ -878,6 +882,20 @@ export interface BisectStatus {
   undecided: number[];
   /** A/B runs (each a verdict, decided or not), skips not counted. */
   verdicts: number;
+  /** What the ends check measured and how later steps are judged (absent before it, or when it
+   *  did not show a regression to size). */
+  calibration?: BisectCalibration;
+}
+
+/** Later steps of a bisect, sized by its ends check: only the scenarios that regressed between the
+ *  ends are A/B'd, each regressed gating metric judged at the geometric midpoint of its step (a
+ *  regression beyond it is bad, a CI whose bad end stays inside it good), so an image like either
+ *  end is told apart at the first looks. */
+export interface BisectCalibration {
+  /** scenario → metric → the threshold, as a fraction in the bad direction (tolerance = margin). */
+  thresholds: Record<string, Record<string, number>>;
+  /** The step each regressed metric showed between the ends, and its threshold. */
+  steps: Array<{ scenario: string; metric: string; ratio: number; threshold: number }>;
 }
 
 /** A bisect's report: its state, where it stands, why it stopped, and the commits the culprit stands for. */

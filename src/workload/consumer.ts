@@ -41,7 +41,7 @@ export class Consumer {
   }
 
   /**
-   * Sends the acks due and cancels. Bounded by the caller (engine.ts): a broker reading slowly may
+   * Sends the acks due and cancels. Bounded by the caller (amqp091.ts): a broker reading slowly may
    * never answer. Acks are never merged to get through faster: the broker sees one per message
    * (or one per -A), as from PerfTest and from the plain transport.
    */

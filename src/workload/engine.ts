@@ -1,138 +1,109 @@
-// The workload driver for one trial: opens a connection per producer and per consumer (as
-// PerfTest does, through pool.ts), declares the topology, runs warm-up then the measured window,
-// stops, and turns the recorder's counts into metrics. It knows AMQP and nothing about GitHub or
-// baselines.
-// It cannot stall: a watchdog ends a trial whose publishes, confirms and deliveries stop moving
-// (named stop reason "stalled: …"; after a stall on the fast path the process switches to plain
-// amqplib), and every clean-up step (consumer cancel, connection close) is bounded in time, after
-// which the socket is destroyed.
-import { messagingStopReason } from './stop-reasons';
-import type { GeneratorLoad, ScenarioSpec } from '../schema/types';
-import { TrialRecorder, type SeriesSampler, type Counters, startTimeline, windowMetrics } from '../metrics/recorder';
-import { SelfLoad, type SaturationThresholds } from '../metrics/selfload';
-import { ClientPool, generatorLoad, openProducers, sleep, startConsumers, within } from './pool';
+// The messaging engine: one trial's measured window, whatever the protocol. A driver opens its
+// clients and hands over its producers as a MessagingLoad — the AMQP 0-9-1 driver (amqp091.ts:
+// PerfTest's connections, the rate scheduler, the fast wire path) and the client-library drivers
+// of streams, MQTT and AMQP 1.0 (protocols/runner.ts) alike; this module owns everything from
+// there on: the stall watchdog and the trial's stop signal, warm-up, the window's edges (counters
+// snapshotted, the generator's own CPU measured, the window hooks called), stopping the
+// producers, the metrics from the counters, the generator's load, the named stop reason — and the
+// bound every close after the window keeps (CLOSE_MS).
+import type { ScenarioSpec } from '../schema/types';
+import { type Counters, type SeriesSampler, startTimeline, type TrialRecorder, windowMetrics } from '../metrics/recorder';
+import { type SaturationThresholds, SelfLoad } from '../metrics/selfload';
 import { nowMs, sleepUntil } from './clock';
-import type { Consumer } from './consumer';
-import { publishIntervalMs, RateScheduler, startPublishing } from './scheduler';
-import { decidedWirePath, demoteToPlain, wirePath } from './wire-check';
-import { COMPACT_AFTER_CONNECTIONS, COMPACT_EVERY_CONNECTIONS, compactHeap } from './memory';
-import { declareTopology } from './topology';
-import { needsScenarioRunner, runScenario } from './scenario';
+import { generatorLoad } from './pool';
+import { messagingStopReason } from './stop-reasons';
+import type { WindowHooks, WorkloadResult } from './types';
 import { stallSeconds, Watchdog } from './watchdog';
-import type { TrialContext, WindowHooks, WorkloadResult } from './types';
 
-export type { WorkloadResult };
+/** Bound on each close step after the window (producers' loops, clients, connections): a broker
+ *  that never answers must not hold the trial. */
+export const CLOSE_MS = 3_000;
 
-const wirePathName = (): string => decidedWirePath()?.path ?? 'undecided';
-
-/**
- * How long cancelling the consumers, then closing the connections, may take after the window.
- * Measured on a broker with 2 KB socket buffers: it reads a consumer's acks at a few kB/s while it
- * still delivers a backlog, so a cancel can wait behind a megabyte of acks in the kernel's send
- * buffer for minutes. The measurement is complete by then; the sockets are destroyed instead
- * (the trial vhost is deleted afterwards in any case).
- */
-const CANCEL_MS = 2_000;
-const CLOSE_MS = 3_000;
-/** One trial: phases, churn, import and setup/window checks go through src/workload/scenario.ts. */
-export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, ctx?: TrialContext): Promise<WorkloadResult> {
-  if (needsScenarioRunner(spec)) return runScenario(spec, amqpUrl, signal, ctx, runMessaging);
-  return runMessaging(spec, amqpUrl, signal);
+/** What a driver has opened for one trial: its producers, started and stopped by the window. */
+export interface MessagingLoad {
+  /** Producers start sending; `startMs` is the timeline's start (a fixed rate counts from it). */
+  start(startMs: number): void;
+  /** The window has closed (and its hooks ran): producers stop sending. */
+  stop(): void;
+  /** After stop(), before the metrics: what must still settle (consumers that start late). */
+  settled?(): Promise<void>;
 }
 
-/** The steady PerfTest run: warm-up, then the measured window (with optional window hooks). */
-export async function runMessaging(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks, options: { saturation?: SaturationThresholds } = {}): Promise<WorkloadResult> {
+export interface WindowOptions {
+  /** ms between a producer's sends at a fixed rate; 0 = as fast as the confirm window allows. */
+  intervalMs: number;
+  /** Messages per send (a stream's sub-entry batch; 1 elsewhere). */
+  batch: number;
+  /** Whether publishes are confirmed (the confirmed rate and the confirm latency). */
+  confirms: boolean;
+  /** What the trial waits for, in the watchdog's stop reason ("publishes (12 so far) on …"). */
+  waiting: () => string;
+  /** The client library, recorded with the generator's load (client-library drivers). */
+  client?: string;
+  saturation?: SaturationThresholds;
+  hooks?: WindowHooks;
+  /** A reason the trial does not count, after the common ones (the driver's own checks). */
+  check?: (atStart: Counters, atEnd: Counters) => string | undefined;
+}
+
+/** The trial's result, and the watchdog's stop reason when it ended the trial. */
+export type WindowResult = WorkloadResult & { stalled?: string };
+
+/** Runs warm-up and the measured window on what the driver opened, and turns the counts into the
+ *  trial's result. The driver closes its clients afterwards (each step within CLOSE_MS). */
+export async function measureWindow(spec: ScenarioSpec, rec: TrialRecorder, load: MessagingLoad, o: WindowOptions, outer?: AbortSignal): Promise<WindowResult> {
   const w = spec.workload;
-  const rec = new TrialRecorder();
-  const pool = new ClientPool(amqpUrl, rec, { compactEvery: COMPACT_EVERY_CONNECTIONS });
-
-  const scheduler = new RateScheduler();
-  const consumers: Consumer[] = [];
+  const producing = w.producers > 0;
   const selfLoad = new SelfLoad();
-  let sampler: SeriesSampler | undefined;
-  const intervalMs = publishIntervalMs(w);
-  const watchdog = new Watchdog(rec, Math.max(stallSeconds() * 1000, 2 * intervalMs + 1000), () => {
-    const c = rec.snapshot();
-    const waiting = [
-      w.producers > 0 && `publishes (${c.published} so far)`,
-      w.producers > 0 && w.confirm && `confirms (${c.confirmed} of ${c.published})`,
-      w.consumers > 0 && `deliveries (${c.consumed} so far)`,
-    ]
-      .filter(Boolean)
-      .join(', ');
-    return `waiting for ${waiting || 'the broker'} on the ${wirePathName()} client path`;
-  });
+  const watchdog = new Watchdog(rec, Math.max(stallSeconds() * 1000, 2 * o.intervalMs + 1000), o.waiting);
   // The trial's own stop signal: the caller's (time limit, cancel) or the watchdog's.
-  signal = signal ? AbortSignal.any([signal, watchdog.controller.signal]) : watchdog.controller.signal;
+  const signal = outer ? AbortSignal.any([outer, watchdog.controller.signal]) : watchdog.controller.signal;
+  let sampler: SeriesSampler | undefined;
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    load.stop();
+  };
   try {
-    const setup = await pool.open();
-    // A confirm channel (a Channel too): the fast-path check sees both kinds' prototypes.
-    const setupCh = await setup.createConfirmChannel();
-    wirePath(setupCh); // once per process: fast path, or plain amqplib and why (wire-check.ts)
-    const queues = await declareTopology(setupCh, w);
-    await setupCh.close();
-
-    const consumerConns = await pool.openMany(w.consumers);
-    const consumerArgs = w.queueArgs['x-queue-type'] === 'stream' ? { 'x-stream-offset': 'next' } : {};
-    const consume = async () => {
-      await startConsumers(pool, consumerConns, w, queues, rec, consumers, consumerArgs);
-    };
-    if (w.consumerStartDelay <= 0) await consume();
-
-    const producers = await openProducers(pool, await pool.openMany(w.producers), w, queues, rec);
-    // Thousands of connections: drop the set-up garbage and young-generation growth (memory.ts).
-    if (pool.conns.length >= COMPACT_AFTER_CONNECTIONS) compactHeap();
-
     const timeline = startTimeline(rec, spec.warmupSeconds, spec.durationSeconds, nowMs);
-    const { start, windowStart, windowEnd } = timeline;
     sampler = timeline.sampler;
-
     // Producers are due to publish all the time, so no progress at all means a stall. (Without
     // producers a drained queue is legitimately quiet: no watchdog.)
-    if (w.producers > 0) watchdog.start();
-    startPublishing(scheduler, producers, intervalMs, start);
-    const delayedConsumers = w.consumerStartDelay > 0 ? sleep(w.consumerStartDelay * 1000).then(consume) : Promise.resolve();
-
-    await sleepUntil(windowStart, signal);
+    if (producing) watchdog.start();
+    load.start(timeline.start);
+    await sleepUntil(timeline.windowStart, signal);
     const atStart: Counters = rec.snapshot();
     rec.measuring = true;
     selfLoad.start();
-    hooks?.windowStart?.();
-    await sleepUntil(windowEnd, signal);
+    o.hooks?.windowStart?.();
+    await sleepUntil(timeline.windowEnd, signal);
     rec.measuring = false;
     const atEnd: Counters = rec.snapshot();
-    const load = selfLoad.stop();
-    const checks = await hooks?.windowEnd?.({
-      published: atEnd.published - atStart.published,
-      consumed: atEnd.consumed - atStart.consumed,
-      seconds: spec.durationSeconds,
-    });
-    for (const p of producers) p.stop();
-    scheduler.stop();
-    sampler.stop();
-    await delayedConsumers.catch((e: Error) => rec.error(`consumers failed to start: ${e.message}`));
-
+    const cpu = selfLoad.stop();
     const seconds = spec.durationSeconds;
-    const { metrics, histograms, messages } = windowMetrics(rec, atStart, atEnd, seconds, { producers: w.producers > 0, confirms: Boolean(w.confirm), consumers: w.consumers > 0 });
+    const checks = await o.hooks?.windowEnd?.({ published: atEnd.published - atStart.published, consumed: atEnd.consumed - atStart.consumed, seconds });
+    stop();
+    sampler.stop();
+    await load.settled?.();
+
+    const { metrics, histograms, messages } = windowMetrics(rec, atStart, atEnd, seconds, { producers: producing, confirms: o.confirms, consumers: w.consumers > 0 });
     Object.assign(metrics, checks?.metrics);
-    const generator: GeneratorLoad = generatorLoad(load, seconds, messages, options.saturation);
-    let invalidReason = messagingStopReason({
-      stalled: watchdog.stalled,
-      errors: rec.errors,
-      aborted: signal.aborted,
-      rate: intervalMs > 0 && w.producers > 0 ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * 1000) / intervalMs } : undefined,
-    });
-    if (!invalidReason && checks?.invalidReason) invalidReason = checks.invalidReason;
-    return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
+    const generator = generatorLoad(cpu, seconds, messages, o.saturation, o.client);
+    const invalidReason =
+      messagingStopReason({
+        stalled: watchdog.stalled,
+        errors: rec.errors,
+        aborted: signal.aborted,
+        rate: o.intervalMs > 0 && producing ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * o.batch * 1000) / o.intervalMs } : undefined,
+      }) ??
+      checks?.invalidReason ??
+      o.check?.(atStart, atEnd);
+    return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason, ...(watchdog.stalled ? { stalled: watchdog.stalled } : {}) };
   } finally {
-    pool.ending();
+    stop();
     watchdog.stop();
-    scheduler.stop();
     sampler?.stop();
     selfLoad.stop();
-    if (watchdog.stalled) demoteToPlain(watchdog.stalled);
-    // A broker that never answers a cancel or a close must not hold the trial: each step is bounded.
-    await Promise.all(consumers.map((c) => within(c.stop(), CANCEL_MS)));
-    await pool.closeAllWithin(CLOSE_MS);
   }
 }

@@ -13,6 +13,7 @@ import type { Channel, ConfirmChannel, Options } from 'amqplib';
 import type { WorkloadParams } from '../schema/types';
 import type { TrialRecorder } from '../metrics/recorder';
 import { nowMs } from './clock';
+import { stampedSize } from './stamp';
 import { publishTransport, type ConfirmSink, type PublishSetup, type PublishTransport } from './transport';
 import { float64s, uint8s } from './wire';
 
@@ -66,13 +67,13 @@ export class Producer implements ConfirmSink {
     const setup: PublishSetup = {
       exchange,
       routingKey,
-      body: Buffer.alloc(Math.max(w.size, 12), 0x2e),
+      body: Buffer.alloc(stampedSize(w.size), 0x2e),
       options: publishOptions(w),
       window: this.window,
       sink: this,
       onDrain: this.onDrain,
       onError: (e) => {
-        // A closed channel throws (the close itself is already the trial's error, engine.ts): stop.
+        // A closed channel throws (the close itself is already the trial's error, amqp091.ts): stop.
         this.running = false;
         if (!/closed/i.test(e.message)) this.rec.error(`publish failed: ${e.message}`);
       },

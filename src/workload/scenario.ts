@@ -1,21 +1,26 @@
-// Everything a trial runs besides the plain steady PerfTest run: the scenario's setup (policies
-// through the management API, dead-letter queues through AMQP), then phases, churn, a definitions
-// import or a node restart, or the steady engine with window checks — the dead-letter queue's growth
-// (dead_lettered_rate) and, for fixed-rate workloads with consumers, a backlog check that makes the
-// trial invalid when the queues grew across the window (the consumers fell behind the target rate,
-// so its latency is not comparable; it is reported, never averaged in).
+// What one trial runs, by scenario kind — one row each: the steady PerfTest run (messaging, the
+// AMQP 0-9-1 driver of the messaging engine, amqp091.ts), phases, churn, a definitions import, a node
+// restart, or another protocol (protocols/runner.ts). First the scenario's setup (policies through
+// the management API, dead-letter queues through AMQP). A messaging run gets window checks where
+// they apply — the dead-letter queue's growth (dead_lettered_rate) and, for fixed-rate workloads
+// with consumers, a backlog check that makes the trial invalid when the queues grew across the
+// window (the consumers fell behind the target rate, so its latency is not comparable; it is
+// reported, never averaged in).
 import amqp from 'amqplib';
 import type { ScenarioKind, ScenarioSpec, SetupSpec } from '../schema/types';
 import { ManagementClient } from '../broker/management';
 import { round2 as round } from '../metrics/recorder';
+import { runMessaging } from './amqp091';
 import { runChurn } from './churn';
 import { runImport } from './definitions-import';
 import { runPhases } from './phases';
 import { runRestart } from './restart';
-import { runProtocol } from './protocols/engine';
+import { runProtocol } from './protocols/runner';
 import { ClientPool, connectUrl, readyDepth } from './pool';
 import { queueNames } from './topology';
-import type { SteadyRunner, TrialContext, WindowHooks, WorkloadResult } from './types';
+import type { TrialContext, WindowHooks, WorkloadResult } from './types';
+
+export type { WorkloadResult };
 
 /** Fixed-rate runs with consumers must not build a backlog across the window. */
 export function backlogChecked(spec: ScenarioSpec): boolean {
@@ -23,19 +28,15 @@ export function backlogChecked(spec: ScenarioSpec): boolean {
   return spec.kind === 'messaging' && (w.rate !== null || w.publishingInterval !== null) && w.producers > 0 && w.consumers > 0 && w.consumerStartDelay <= 0 && w.queueArgs['x-queue-type'] !== 'stream';
 }
 
-export function needsScenarioRunner(spec: ScenarioSpec): boolean {
-  return spec.kind !== 'messaging' || Boolean(spec.setup) || backlogChecked(spec);
-}
-
-/** The runner of each scenario kind besides the steady PerfTest run, and whether it needs the
- *  management API (the trial's context). One entry per kind: a new kind is a new row. */
+/** The runner of each scenario kind, and whether it needs the management API (the trial's
+ *  context). One entry per kind: a new kind is a new row. */
 interface KindRunner<S extends ScenarioSpec> {
   needsContext: boolean;
   run(spec: S, amqpUrl: string, ctx: TrialContext, signal: AbortSignal | undefined): Promise<WorkloadResult>;
 }
-type OwnKind = Exclude<ScenarioKind, 'messaging'>;
 type ScenarioOf<K extends ScenarioKind> = Extract<ScenarioSpec, { kind: K }>;
-const RUNNERS: { [K in OwnKind]: KindRunner<ScenarioOf<K>> } = {
+const RUNNERS: { [K in ScenarioKind]: KindRunner<ScenarioOf<K>> } = {
+  messaging: { needsContext: false, run: (spec, url, _ctx, signal) => (backlogChecked(spec) || spec.setup?.deadLetterQueue ? runWithChecks(spec, url, signal) : runMessaging(spec, url, signal)) },
   import: { needsContext: true, run: (spec, _url, ctx, signal) => runImport(spec, ctx, signal) },
   restart: { needsContext: true, run: (spec, url, ctx, signal) => runRestart(spec, url, ctx, signal) },
   churn: { needsContext: false, run: (spec, url, _ctx, signal) => runChurn(spec, url, signal) },
@@ -43,19 +44,19 @@ const RUNNERS: { [K in OwnKind]: KindRunner<ScenarioOf<K>> } = {
   protocol: { needsContext: true, run: (spec, url, ctx, signal) => runProtocol(spec, url, ctx, signal) },
 };
 
-export async function runScenario(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined, ctx: TrialContext | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
-  const runner = spec.kind !== 'messaging' ? runnerOf(spec) : undefined;
-  if ((spec.setup || runner?.needsContext) && !ctx) {
+/** One trial of `spec` on the broker at `amqpUrl` (the trial's vhost). */
+export async function runWorkload(spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, ctx?: TrialContext): Promise<WorkloadResult> {
+  const runner = runnerOf(spec);
+  if ((spec.setup || runner.needsContext) && !ctx) {
     throw new Error(`scenario ${spec.id} needs the management API (policies or definitions) but the trial has no management URL`);
   }
   if (spec.setup) await applySetup(spec.setup, amqpUrl, ctx!);
-  if (runner) return runner.run(spec, amqpUrl, ctx as TrialContext, signal);
-  return runWithChecks(spec, amqpUrl, signal, steady);
+  return runner.run(spec, amqpUrl, ctx as TrialContext, signal);
 }
 
 /** The table's row for a spec's kind, typed for that spec (TypeScript cannot relate a union's
  *  `kind` to the row it indexes, hence the one cast). */
-function runnerOf(spec: ScenarioOf<OwnKind>): KindRunner<ScenarioSpec> {
+function runnerOf(spec: ScenarioSpec): KindRunner<ScenarioSpec> {
   return RUNNERS[spec.kind] as KindRunner<ScenarioSpec>;
 }
 
@@ -75,7 +76,7 @@ async function applySetup(setup: SetupSpec, amqpUrl: string, ctx: TrialContext):
   }
 }
 
-async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined, steady: SteadyRunner): Promise<WorkloadResult> {
+async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortSignal | undefined): Promise<WorkloadResult> {
   const pool = new ClientPool(amqpUrl, { error: () => undefined });
   const mon = await pool.channel(await pool.open());
   const queues = queueNames(spec.workload);
@@ -110,7 +111,7 @@ async function runWithChecks(spec: ScenarioSpec, amqpUrl: string, signal: AbortS
     },
   };
   try {
-    return await steady(spec, amqpUrl, signal, hooks);
+    return await runMessaging(spec, amqpUrl, signal, hooks);
   } finally {
     await pool.closeAll();
   }

@@ -11,6 +11,7 @@
 import type { Channel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { AckWriter, connectionOf, FrameTap, PublishTemplate, writeFrames, type AmqplibConnection } from './wire';
 import { wirePath } from './wire-check';
+import { sendTimeOf, stamp } from './stamp';
 
 /** Where a transport reports publisher confirms. */
 export interface ConfirmSink {
@@ -122,8 +123,7 @@ class PlainPublish implements PublishTransport {
     const s = this.s;
     const body = Buffer.allocUnsafe(s.body.length);
     s.body.copy(body);
-    body.writeUInt32BE(seq >>> 0, 0);
-    body.writeDoubleBE(sentAt, 4);
+    stamp(body, 0, seq, sentAt);
     let ok: boolean;
     try {
       ok =
@@ -177,8 +177,6 @@ export interface ConsumeTransport {
   /** Sends what is pending. */
   flush(): void;
 }
-
-const sendTimeOf = (body: Buffer): number => (body.length >= 12 ? body.readDoubleBE(4) : NaN);
 
 class FastConsume implements ConsumeTransport {
   private readonly acks?: AckWriter;

@@ -18,7 +18,7 @@ import { amqpUrlForVhost, credentials } from '../broker/urls';
 import { describeError } from '../schema/errors';
 import type { PlannedTrial } from '../plan/plan';
 import type { TrialResult } from '../schema/types';
-import { runWorkload } from './engine';
+import { runWorkload } from './scenario';
 import { evidenceWindow } from './evidence-window';
 import { readTopQueues } from '../broker/evidence';
 import { restartLimitSeconds } from './restart';

@@ -1,8 +1,8 @@
 // The workload stage's shared types: what a workload run returns, where a trial runs, and the
-// hooks the steady engine calls at the window's edges. Every runner (engine.ts and the scenario
+// hooks the messaging engine (engine.ts) calls at the window's edges. Every runner (the scenario
 // kinds in scenario.ts' table) imports them from here, so the folder has no import cycle.
 import type { BrokerHandle } from '../broker/provider';
-import type { GeneratorLoad, ScenarioSpec, SeriesPoint, TargetInfo } from '../schema/types';
+import type { GeneratorLoad, SeriesPoint, TargetInfo } from '../schema/types';
 
 export interface WorkloadResult {
   metrics: Record<string, number>;
@@ -23,12 +23,10 @@ export interface TrialContext {
   endpoints?: TargetInfo['endpoints'];
 }
 
-/** Called by the steady engine at the measured window's edges. */
+/** Called by the window engine at the measured window's edges. */
 export interface WindowHooks {
   /** As the window opens (not awaited). */
   windowStart?(): void;
   /** As the window closes, before producers stop: extra metrics and a reason to invalidate. */
   windowEnd?(window: { published: number; consumed: number; seconds: number }): Promise<{ metrics?: Record<string, number>; invalidReason?: string }>;
 }
-
-export type SteadyRunner = (spec: ScenarioSpec, amqpUrl: string, signal?: AbortSignal, hooks?: WindowHooks) => Promise<WorkloadResult>;

@@ -16,6 +16,7 @@ import type { Channel } from 'amqplib';
 // its package.json from `amqplib/package.json`, so it is read by path (a build-time import).
 import amqplibPackage from '../../node_modules/amqplib/package.json' with { type: 'json' };
 import { captureFrames, FrameTap, plainPublish, type AmqplibConnection } from './wire';
+import { stamp } from './stamp';
 
 /**
  * The amqplib release wire.ts was verified against (its internals, by the probe below and by
@@ -170,7 +171,7 @@ function probe(ch: Channel, real: AmqplibConnection): string | undefined {
 
 function probeSandbox(sandbox: Channel, n: number, conn: Record<string, unknown>, chunks: Buffer[], step: { now: string }): string | undefined {
   const body = Buffer.alloc(100, 0x2e);
-  body.writeDoubleBE(1.7e12 + 0.5, 4);
+  stamp(body, 0, 0, 1.7e12 + 0.5);
   const pub = parseFrames(captureFrames(sandbox, () => plainPublish(sandbox)!.call(sandbox, 'x', 'k', body, { persistent: true })));
   if (typeof pub === 'string') return `fast-path probe: a captured publish has ${pub}`;
   const bodies = pub.slice(2);

@@ -20,6 +20,7 @@
 // Everything here leans on amqplib 2.x internals: wire-check.ts checks them once per process,
 // before the first producer or consumer, and falls back to plain amqplib if any has changed.
 import type { Channel } from 'amqplib';
+import { STAMP_BYTES, sendTimeAt, stamp } from './stamp';
 
 /** The parts of amqplib's internals the fast path touches (amqplib 2.x; see wire-check.ts). */
 export interface AmqplibConnection {
@@ -174,7 +175,7 @@ export class PublishTemplate {
     if (!publish) throw new Error('amqplib internals changed: no plain Channel#publish');
     this.bytes = captureFrames(ch, () => publish.call(ch, exchange, routingKey, body, options));
     this.bodyAt = body.length > 0 ? payloadOffset(this.bytes, 3) : -1;
-    if (body.length >= 12 && this.bodyAt < 0) throw new Error('publish template has no body frame');
+    if (body.length >= STAMP_BYTES && this.bodyAt < 0) throw new Error('publish template has no body frame');
   }
 
   get length(): number {
@@ -184,10 +185,7 @@ export class PublishTemplate {
   /** Writes one message at `offset` of `into`, stamped with `seq` and `sendTimeMs`. */
   encode(into: Buffer, offset: number, seq: number, sendTimeMs: number): void {
     this.bytes.copy(into, offset);
-    if (this.bodyAt >= 0) {
-      into.writeUInt32BE(seq >>> 0, offset + this.bodyAt);
-      into.writeDoubleBE(sendTimeMs, offset + this.bodyAt + 4);
-    }
+    if (this.bodyAt >= 0) stamp(into, offset + this.bodyAt, seq, sendTimeMs);
   }
 }
 
@@ -390,7 +388,7 @@ export class FrameTap {
     const c = this.channels[channel];
     if (c === undefined) return false;
     if (type === FRAME_BODY) {
-      if (c.state === BODY_FIRST) c.time = size >= 12 ? buf.readDoubleBE(p + 4) : NaN;
+      if (c.state === BODY_FIRST) c.time = sendTimeAt(buf, p, size);
       else if (c.state !== BODY_REST) return false;
       c.remaining -= size;
       if (c.remaining > 0) {

@@ -63,13 +63,16 @@ describe('mode: bisect', () => {
     }
   });
 
-  it('three images, the last regressed: names tag 3 after one probe; summary, comment on the issue and outputs', async () => {
+  it('three images, the last regressed: names tag 3 after the ends check and one probe; summary, comment on the issue and outputs', async () => {
     const r = await bisect({ 'bisect-images': series.images.join('\n'), 'comment-on': '41', 'time-limit': '15', scenarios: writeScenario() });
     expect(r.code, r.stdout.slice(-4000)).toBe(0);
     expect(r.outputs['bisect-status']).toBe('found');
     expect(r.outputs.culprit).toBe(series.images[2]);
     const report = JSON.parse(readFileSync(r.outputs.report, 'utf8'));
-    expect(report.state.steps.map((s: { index: number; outcome: string }) => [s.index, s.outcome])).toEqual([[1, 'good']]);
+    expect(report.state.steps.map((s: { index: number; outcome: string; ends?: boolean }) => [s.index, s.outcome, !!s.ends])).toEqual([
+      [2, 'bad', true],
+      [1, 'good', false],
+    ]);
     expect(r.summary).toContain(`first bad image: ${series.images[2]}`);
     expect(r.summary).toContain(series.images[1]);
     const comments = gh.state.comments(REPO, 41);

@@ -6,7 +6,7 @@
 import amqp from 'amqplib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../src/config/catalogue';
-import { runWorkload, type WorkloadResult } from '../../src/workload/engine';
+import { runWorkload, type WorkloadResult } from '../../src/workload/scenario';
 import { queueNames } from '../../src/workload/topology';
 import type { ScenarioSpec } from '../../src/schema/types';
 import { freshVhost, MANAGEMENT_URL } from '../support/broker';

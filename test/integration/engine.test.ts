@@ -1,6 +1,6 @@
 // The load engine against the real broker: PerfTest semantics hold and the numbers are sane.
 import { afterAll, describe, expect, it } from 'vitest';
-import { runWorkload } from '../../src/workload/engine';
+import { runWorkload } from '../../src/workload/scenario';
 import { freshVhost, spec } from '../support/broker';
 
 const drops: Array<() => Promise<void>> = [];

@@ -6,7 +6,7 @@
 // lowered threshold must still leave a slow workload unflagged: the flag follows the load.
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SATURATION } from '../../src/metrics/selfload';
-import { runMessaging } from '../../src/workload/engine';
+import { runMessaging } from '../../src/workload/amqp091';
 import { freshVhost, spec } from '../support/broker';
 
 const drops: Array<() => Promise<void>> = [];

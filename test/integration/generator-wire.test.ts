@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { TrialRecorder } from '../../src/metrics/recorder';
 import { Consumer } from '../../src/workload/consumer';
-import { runWorkload } from '../../src/workload/engine';
+import { runWorkload } from '../../src/workload/scenario';
 import { Producer } from '../../src/workload/producer';
 import { checkFastPath, decidedWirePath, PLAIN_AMQP_ENV, resetWirePath, wirePath } from '../../src/workload/wire-check';
 import { freshVhost, spec } from '../support/broker';

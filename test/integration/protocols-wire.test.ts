@@ -12,7 +12,7 @@ import { ManagementClient } from '../../src/broker/management';
 import { amqpUrlForVhost } from '../../src/broker/urls';
 import { resolveScenarios } from '../../src/config/catalogue';
 import type { ProtocolName } from '../../src/schema/types';
-import { runProtocol } from '../../src/workload/protocols/engine';
+import { runProtocol } from '../../src/workload/protocols/runner';
 import { STALL_ENV } from '../../src/workload/watchdog';
 import { startChunkingProxy, type ChunkingProxy } from '../support/chunking-proxy';
 import { ofKind } from '../support/kinds';

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunReport } from '../../src/schema/types';
 import { nominalLevel } from '../../src/compare/sequential';
+import { disturbedPair } from '../../src/metrics/machine';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -55,25 +56,41 @@ describe('group-sequential A/B', () => {
     expect(r.code, r.stderr).toBe(1);
     const report: RunReport = JSON.parse(r.stdout);
     expect(r.stderr).toMatch(/Running 48 trials .*group-sequential: each scenario judged after 8, 10, 12 pairs/);
-    expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate regression; its remaining rounds are skipped/);
-    // Fail-fast: one_one_one (decided at 8 or not) runs no round past the look one_fast failed at.
-    expect(report.trials).toHaveLength(32);
-    expect(report.sequential).toMatchObject({ looks: [8, 10, 12], family: 2, stopped: { one_fast: 8, one_one_one: 8 } });
+    // The scenario whose fail ended the run, and after how many rounds. One_fast (about −60 %) is
+    // decided at look 1 (8 pairs) unless the machine disturbed one of its first 8 pairs (dropped,
+    // not compared: src/metrics/machine.ts): then one_one_one may fail there instead, or both go on.
+    const looks = [8, 10, 12];
     const fast = report.sequential!.failedFast!;
-    expect(fast.pairs, JSON.stringify(report.sequential)).toBe(8);
+    const at = fast.pairs;
+    expect(looks).toContain(at);
+    const look = looks.indexOf(at) + 1;
+    const lost = report.trials.filter((t) => t.scenario === 'one_fast' && t.target === 'candidate' && t.trial < 8 && disturbedPair(t.invalidReason)).length;
+    if (lost === 0) {
+      expect(at, JSON.stringify(report.sequential)).toBe(8);
+      expect(r.stderr).toMatch(/one_fast: decided at look 1 of 3, after 8 pairs: consumed_rate regression; its remaining rounds are skipped/);
+    }
+    expect(r.stderr).toMatch(new RegExp(`${fast.scenario}: decided at look ${look} of 3, after ${at} pairs: \\w+ regression; its remaining rounds are skipped`));
+    // Fail-fast: the other scenario runs no round past the look the first fail came at.
+    expect(report.trials).toHaveLength(4 * at);
+    expect(report.sequential).toMatchObject({ looks, family: 2, stopped: { one_fast: at, one_one_one: at } });
     expect(report.comparisons.find((x) => x.gating && x.scenario === fast.scenario)?.verdict).toBe('fail');
-    expect(report.sequential!.level).toBeCloseTo(nominalLevel(0.05, [8, 10, 12]), 10);
+    expect(report.sequential!.level).toBeCloseTo(nominalLevel(0.05, looks), 10);
     // Against what a fixed A/B of this selection would run (the fewest pairs that can reach
-    // significance for two metrics), these 8 pairs cost a little more: the report says so.
+    // significance for two metrics), these pairs cost a little more: the report says so.
     expect(report.sequential!.fixedPairs).toBeLessThanOrEqual(8);
     expect(report.sequential!.savedSeconds).toBeLessThanOrEqual(0);
     expect(report.decidedBy).toMatch(/group-sequential \(looks at 8, 10, 12 pairs\)/);
-    const c = report.comparisons.find((x) => x.gating && x.scenario === 'one_fast')!;
-    expect(c).toMatchObject({ verdict: 'fail', nCandidate: 8, paired: true });
+    // The deciding comparison counts its valid pairs (the rounds, less any disturbed pair).
+    const valid = report.trials.filter((t) => t.scenario === fast.scenario && t.target === 'candidate' && t.valid).length;
+    const c = report.comparisons.find((x) => x.gating && x.scenario === fast.scenario)!;
+    expect(c).toMatchObject({ verdict: 'fail', nCandidate: valid, paired: true });
     expect(c.reason).toMatch(/Bonferroni over 2, α = 0\.0\d+ at each look/);
     const summary = readFileSync(join(tmp, 'out/summary.md'), 'utf8');
+    const esc = (id: string) => id.replaceAll('_', '\\\\_');
     expect(summary).toMatch(
-      /> Group-sequential A\/B: one\\_(fast, one\\_one\\_one|one\\_one, one\\_fast) after 8 pairs \\\(look 1 of 3\\\); [\d.]+ min of trials (more|saved) against the fixed \d+ pairs\. Fail-fast: one\\_(fast|one\\_one) failed after 8 pairs/,
+      new RegExp(
+        `> Group-sequential A\\/B: one\\\\_(fast, one\\\\_one\\\\_one|one\\\\_one, one\\\\_fast) after ${at} pairs \\\\\\(look ${look} of 3\\\\\\); [\\d.]+ min of trials (more|saved) against the fixed \\d+ pairs\\. Fail-fast: ${esc(fast.scenario)} failed after ${at} pairs`,
+      ),
     );
     expect(summary).toMatch(/α = 0\.05 spent across looks at 8, 10, 12 pairs/);
     // The table states the interval's real level (1 − 2 × the look level), not the fixed design's 90 %.
@@ -81,7 +98,11 @@ describe('group-sequential A/B', () => {
     expect(summary).toContain(`| Δ [${ci}] |`);
     expect(summary).not.toContain('90 % CI');
     expect(report.answer).toBe('regression');
-    expect(summary.split('\n')[0]).toMatch(/^## ❌ rabbitmq-perf-gate: regression: one\\_fast consumed −\d+\.\d % \\\[−\d+\.\d, −\d+\.\d\\\].* — beyond the 5 % tolerance$/);
+    expect(summary.split('\n')[0]).toMatch(
+      new RegExp(
+        `^## ❌ rabbitmq-perf-gate: regression: (.*; )?${esc(fast.scenario)} ${fast.scenario === 'one_fast' ? 'consumed' : 'published'} −\\d+\\.\\d % \\\\\\[−\\d+\\.\\d, −\\d+\\.\\d\\\\\\].* — beyond the 5 % tolerance$`,
+      ),
+    );
   }, 300_000);
 
   it('an A/A of one image ends green: "no regression of X % or more", X the bound its CI reached', () => {

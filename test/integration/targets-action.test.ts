@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { runAction, pullRequestEvent } from '../support/action-runner';
 import { GitRepo } from '../support/git-repo';
+import { expectValidUnlessDisturbed } from '../support/trials';
 
 const T = '.github/rabbitmq-perf/target.yml';
 const IMG_3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
@@ -50,7 +51,7 @@ describe('base vs head target files', () => {
     expect(report.decidedBy).toMatch(/same-run A\/B against base: /);
     expect(r.summary).toContain(`- image: ${IMG_3}`);
     expect(r.summary).toContain(`+ image: ${IMG_4}`);
-    expect(report.trials.filter((t: any) => t.valid)).toHaveLength(6);
+    expectValidUnlessDisturbed(report.trials, 6);
   });
 
   it('a config-only change runs the same image twice with the two configs', async () => {

@@ -4,7 +4,7 @@
 // with small random pauses, against the local RabbitMQ service. Counted runs must come out exact
 // (every publish confirmed, every delivery acked, nothing left on the broker), engine trials of
 // one_fast-, confirm-, multi-ack- and fanout-like workloads valid. Then the watchdog
-// (src/workload/engine.ts): a proxy that stops forwarding mid-trial ends the trial as "stalled:"
+// (src/workload/watchdog.ts, run by src/workload/engine.ts): a proxy that stops forwarding mid-trial ends the trial as "stalled:"
 // within the stall limit plus the bounded clean-up, and the process moves to plain amqplib.
 import amqp, { type ChannelModel } from 'amqplib';
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ import { startDocker, type DockerBrokerHandle } from '../../src/broker/docker';
 import { ManagementClient } from '../../src/broker/management';
 import { amqpUrlForVhost } from '../../src/broker/urls';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { runWorkload } from '../../src/workload/engine';
+import { runWorkload } from '../../src/workload/scenario';
 import { STALL_ENV } from '../../src/workload/watchdog';
 import { decidedWirePath, PLAIN_AMQP_ENV, resetWirePath } from '../../src/workload/wire-check';
 import { AMQP_URL, freshVhost, spec } from '../support/broker';

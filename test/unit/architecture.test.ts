@@ -2,7 +2,8 @@
 // own stage or an earlier one in the order below (shared types first, the front ends last); no
 // module imports itself back through others (type-only imports count: a cycle is a cycle); the
 // report and GitHub stages never touch a messaging client; the workload stage never touches
-// GitHub. A violation fails here, naming the file and the import.
+// GitHub; the messaging engine's rules have one owner each (the body's time stamp, the close
+// bound, the window's edges). A violation fails here, naming the file and the import.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -108,6 +109,23 @@ describe('architecture', () => {
       }
     }
     expect(found).toEqual([]);
+  });
+
+  it("the messaging engine's rules live in one module each", () => {
+    // The body's time stamp (stamp.ts), the close bound and the window's edges (engine.ts): a
+    // driver that writes the layout or runs a timeline itself would measure differently.
+    const OWNERS: Array<{ rule: RegExp; owner: string; what: string }> = [
+      { rule: /\b(read|write)DoubleBE\(/, owner: 'workload/stamp.ts', what: "the body's time stamp" },
+      { rule: /\bconst CLOSE_MS\b/, owner: 'workload/engine.ts', what: 'the close bound after the window' },
+      { rule: /\b(startTimeline|windowMetrics)\(/, owner: 'workload/engine.ts', what: "the measured window's edges and metrics" },
+    ];
+    const found: string[] = [];
+    for (const file of sources(join(SRC, 'workload'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const o of OWNERS) if (o.rule.test(text) && relative(SRC, file) !== o.owner) found.push(`${relative(SRC, file)} has ${o.what}, which ${o.owner} owns`);
+    }
+    expect(found).toEqual([]);
+    for (const o of OWNERS) expect(o.rule.test(readFileSync(join(SRC, o.owner), 'utf8')), `${o.owner} owns ${o.what}`).toBe(true);
   });
 
   it('the checks see what they look for', () => {

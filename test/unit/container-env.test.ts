@@ -198,6 +198,8 @@ const OUTPUT = [
   'vm:alloc:binary_alloc=ageffcbf',
   'vm:plugin=rabbitmq_management',
   'vm:plugin=rabbitmq_prometheus',
+  'vm:enabled=rabbitmq_prometheus',
+  'vm:enabled=rabbitmq_management',
   'ok',
 ].join('\n');
 
@@ -220,6 +222,7 @@ describe('the Erlang VM read back', () => {
       'binary_alloc strategy': 'ageffcbf',
     });
     expect(rt.activePlugins).toEqual(['rabbitmq_management', 'rabbitmq_prometheus']);
+    expect(rt.enabledPlugins).toEqual(['rabbitmq_management', 'rabbitmq_prometheus']);
     expect(JSON.stringify(rt)).not.toContain('secret123');
   });
 

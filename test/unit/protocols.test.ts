@@ -8,7 +8,7 @@ import { pluginsFor } from '../../src/broker/endpoints';
 import { resolveScenarios } from '../../src/config/catalogue';
 import { parseScenario } from '../../src/config/scenario-file';
 import type { TargetInfo } from '../../src/schema/types';
-import { sendTimeOf, stampedBody } from '../../src/workload/protocols/driver';
+import { sendTimeOf, stampedBody } from '../../src/workload/stamp';
 import { beforeCommandVersions } from '../../src/workload/protocols/stream-compat';
 import { ofKind } from '../support/kinds';
 

@@ -1,12 +1,12 @@
-// The driver interface between the protocol engine (engine.ts) and a client library, after
+// The driver interface between the messaging engine's client-library runner (runner.ts) and a client library, after
 // OpenMessaging Benchmark's: a driver opens producers and consumers on one protocol and nothing
 // else; the engine owns rates, the confirm window, the measured window and every metric. One file
 // per protocol implements it (stream.ts, mqtt.ts, amqp10.ts). Bodies carry the same stamp as the
-// AMQP 0-9-1 path (a 4-byte sequence and the send time as a double, src/workload/transport.ts),
-// so end-to-end latency means the same on every protocol.
+// AMQP 0-9-1 path (src/workload/stamp.ts), so end-to-end latency means the same on every protocol.
 import { readFileSync } from 'node:fs';
 import type { ProtocolScenario } from '../../schema/types';
 import { packagePath } from '../../config/paths';
+import { stampedBody } from '../stamp';
 
 /** Where and as whom a driver connects: the trial's vhost on the target's listener for its protocol. */
 export interface DriverTarget {
@@ -52,19 +52,6 @@ export interface ProtocolDriver {
 }
 
 export type DriverFactory = (spec: ProtocolScenario, target: DriverTarget) => ProtocolDriver;
-
-/** A body of `size` bytes stamped with its sequence number and send time (ms). */
-export function stampedBody(size: number, seq: number, sentAtMs: number): Buffer {
-  const body = Buffer.alloc(Math.max(size, 12));
-  body.writeUInt32BE(seq >>> 0, 0);
-  body.writeDoubleBE(sentAtMs, 4);
-  return body;
-}
-
-/** The send time a body carries, NaN when it is too short to carry one. */
-export function sendTimeOf(body: Buffer): number {
-  return body.length >= 12 ? body.readDoubleBE(4) : NaN;
-}
 
 let pinned: Record<string, string> | undefined;
 

@@ -1,19 +1,18 @@
-// The protocol engine: runs a `kind: protocol` scenario (streams, MQTT, AMQP 1.0) through its
-// driver (driver.ts) with the same trial shape and metrics as the AMQP 0-9-1 engine — warm-up,
-// measured window, published/confirmed/consumed rates, end-to-end and confirm latency histograms,
-// the per-second series, the generator's own load, the stall watchdog — so compare and report
-// treat every protocol alike. MQTT scenarios with idle connections measure the broker's memory
-// per connection instead (idle.ts).
-import { messagingStopReason } from '../stop-reasons';
+// The client-library drivers of the messaging engine: a `kind: protocol` scenario (streams, MQTT,
+// AMQP 1.0) opens its consumers and producers through its protocol's driver (driver.ts), and one
+// send loop here paces them (a fixed rate or the confirm window, each body stamped); the window
+// engine (../engine.ts) runs warm-up, the measured window, the watchdog and the metrics exactly as
+// for AMQP 0-9-1, so compare and report treat every protocol alike. MQTT scenarios with idle
+// connections measure the broker's memory per connection instead (idle.ts).
 import type { ProtocolName, ProtocolScenario } from '../../schema/types';
-import { type SeriesSampler, TrialRecorder, type Counters, startTimeline, windowMetrics } from '../../metrics/recorder';
-import { SelfLoad } from '../../metrics/selfload';
+import { TrialRecorder } from '../../metrics/recorder';
 import { credentials } from '../../broker/urls';
-import { nowMs, sleepUntil } from '../clock';
-import { generatorLoad, sleep, within } from '../pool';
+import { nowMs } from '../clock';
+import { sleep, within } from '../pool';
 import type { TrialContext, WorkloadResult } from '../types';
-import { stallSeconds, Watchdog } from '../watchdog';
-import { type DriverConsumer, type DriverFactory, type DriverProducer, type DriverTarget, type ProtocolDriver, sendTimeOf, stampedBody } from './driver';
+import { CLOSE_MS, type MessagingLoad, measureWindow } from '../engine';
+import type { DriverConsumer, DriverFactory, DriverProducer, DriverTarget, ProtocolDriver } from './driver';
+import { sendTimeOf, stampedBody } from '../stamp';
 import { amqp10Driver } from './amqp10';
 import { mqttDriver } from './mqtt';
 import { streamDriver } from './stream';
@@ -25,8 +24,6 @@ const DRIVERS: Record<ProtocolName, DriverFactory> = { stream: streamDriver, mqt
 /** Sends a producer may have outstanding where the scenario sets no confirm window (-c): the
  *  driver's write callbacks still pace it, so a fast producer cannot queue without bound. */
 const UNCONFIRMED_WINDOW = 1000;
-/** Bounds on closing clients after the window (a broker that never answers must not hold the trial). */
-const CLOSE_MS = 3_000;
 
 /** The driver's connection target: the trial vhost on the target's listener for the protocol. */
 export function driverTarget(spec: ProtocolScenario, amqpUrl: string, ctx: TrialContext): DriverTarget {
@@ -51,19 +48,10 @@ export async function runProtocol(spec: ProtocolScenario, amqpUrl: string, ctx: 
 async function runMessages(spec: ProtocolScenario, driver: ProtocolDriver, signal?: AbortSignal): Promise<WorkloadResult> {
   const w = spec.workload;
   const rec = new TrialRecorder();
-  const selfLoad = new SelfLoad();
   const onError = (m: string) => rec.error(m);
   const producers: DriverProducer[] = [];
   const consumers: DriverConsumer[] = [];
-  const sendIntervalMs = w.rate ? (driver.batch * 1000) / w.rate : w.publishingInterval ? w.publishingInterval * 1000 : 0;
-  const watchdog = new Watchdog(
-    rec,
-    Math.max(stallSeconds() * 1000, 2 * sendIntervalMs + 1000),
-    () =>
-      `waiting for ${w.producers > 0 ? `publishes (${rec.published} so far)` : ''}${w.producers > 0 && w.consumers > 0 ? ', ' : ''}${w.consumers > 0 ? `deliveries (${rec.consumed} so far)` : ''} on ${driver.client}`,
-  );
-  signal = signal ? AbortSignal.any([signal, watchdog.controller.signal]) : watchdog.controller.signal;
-  let sampler: SeriesSampler | undefined;
+  const intervalMs = w.rate ? (driver.batch * 1000) / w.rate : w.publishingInterval ? w.publishingInterval * 1000 : 0;
   let stopping = false;
   const loops: Promise<void>[] = [];
   try {
@@ -74,46 +62,40 @@ async function runMessages(spec: ProtocolScenario, driver: ProtocolDriver, signa
     };
     for (let i = 0; i < w.consumers; i++) consumers.push(await driver.consumer(i, onMessage, onError));
     for (let i = 0; i < w.producers; i++) producers.push(await driver.producer(i, onError));
-
-    const timeline = startTimeline(rec, spec.warmupSeconds, spec.durationSeconds, nowMs);
-    const { windowStart, windowEnd } = timeline;
-    sampler = timeline.sampler;
-    if (w.producers > 0) watchdog.start();
     const window = Math.max(1, Math.ceil((w.confirm ?? UNCONFIRMED_WINDOW) / driver.batch));
-    for (const [i, p] of producers.entries()) {
-      loops.push(produce(p, driver, rec, { window, intervalMs: sendIntervalMs, size: w.size, limit: w.producerMessageLimit, seed: i << 24 }, () => stopping || signal!.aborted));
-    }
-    await sleepUntil(windowStart, signal);
-    const atStart: Counters = rec.snapshot();
-    rec.measuring = true;
-    selfLoad.start();
-    await sleepUntil(windowEnd, signal);
-    rec.measuring = false;
-    const atEnd: Counters = rec.snapshot();
-    const load = selfLoad.stop();
-    stopping = true;
-    sampler.stop();
-
-    const seconds = spec.durationSeconds;
-    const { metrics, histograms, messages } = windowMetrics(rec, atStart, atEnd, seconds, { producers: w.producers > 0, confirms: driver.confirms, consumers: w.consumers > 0 });
-    const generator = generatorLoad(load, seconds, messages, undefined, driver.client);
-    let invalidReason = messagingStopReason({
-      stalled: watchdog.stalled,
-      errors: rec.errors,
-      aborted: signal.aborted,
-      rate: sendIntervalMs > 0 && w.producers > 0 ? { achieved: (atEnd.published - atStart.published) / seconds, target: (w.producers * driver.batch * 1000) / sendIntervalMs } : undefined,
-    });
-    if (!invalidReason && w.producers === 0 && w.consumers > 0 && atEnd.consumed === atStart.consumed) {
-      invalidReason = 'the consumers received nothing in the window (an empty stream or queue)';
-    } else if (!invalidReason && w.producers === 0 && driver.replayable && atEnd.consumed >= w.consumers * driver.replayable) {
-      invalidReason = `the consumers read all ${driver.replayable} messages of the backlog before the window ended, so the rate is cut short: raise protocol.backlog`;
-    }
-    return { metrics, series: sampler.points, histograms, generator, valid: !invalidReason, invalidReason };
+    const load: MessagingLoad = {
+      start: () => {
+        for (const [i, p] of producers.entries()) {
+          loops.push(produce(p, driver, rec, { window, intervalMs, size: w.size, limit: w.producerMessageLimit, seed: i << 24 }, () => stopping));
+        }
+      },
+      stop: () => {
+        stopping = true;
+      },
+    };
+    return await measureWindow(
+      spec,
+      rec,
+      load,
+      {
+        intervalMs,
+        batch: driver.batch,
+        confirms: driver.confirms,
+        client: driver.client,
+        waiting: () =>
+          `waiting for ${w.producers > 0 ? `publishes (${rec.published} so far)` : ''}${w.producers > 0 && w.consumers > 0 ? ', ' : ''}${w.consumers > 0 ? `deliveries (${rec.consumed} so far)` : ''} on ${driver.client}`,
+        check: (atStart, atEnd) => {
+          if (w.producers === 0 && w.consumers > 0 && atEnd.consumed === atStart.consumed) return 'the consumers received nothing in the window (an empty stream or queue)';
+          if (w.producers === 0 && driver.replayable && atEnd.consumed >= w.consumers * driver.replayable) {
+            return `the consumers read all ${driver.replayable} messages of the backlog before the window ended, so the rate is cut short: raise protocol.backlog`;
+          }
+          return undefined;
+        },
+      },
+      signal,
+    );
   } finally {
     stopping = true;
-    watchdog.stop();
-    sampler?.stop();
-    selfLoad.stop();
     await within(Promise.all(loops), CLOSE_MS);
     await within(Promise.all([...producers, ...consumers].map((c) => c.close().catch(() => undefined))), CLOSE_MS);
   }
