@@ -1,27 +1,34 @@
 #!/usr/bin/env node
 // Real bisects through the bundled CLI: --count local image tags made from the offline 3.10.8 image
-// (test/support/bisect-images.ts), the tags from --culprit on carrying a broker-side regression
-// (credit_flow_default_credit lowered to --credit in an advanced.config; {14, 7} is about −15 % on
-// one_fast here, {10, 5} −27 to −54 %, {2, 1} −65 %), --broken tags whose command exits at once.
-// --runs bisects, each from a fresh state file (the culprit's position drawn at random with
-// --culprit random). Per run: every step (image, outcome, verdict, ratio, pairs, seconds), the
+// (test/support/bisect-images.ts), the tags from --culprit on carrying a broker-side regression:
+// --knob credit (credit_flow_default_credit lowered to --credit in an advanced.config; {14, 7} is
+// about −15 % on one_fast here but drifts, {10, 5} −27 to −54 %, {2, 1} −65 %) or a rabbitmq.conf
+// arm of bench/lib/arms.mjs in conf.d (--knob embed0: queue_index_embed_msgs_below = 0, measured
+// −12.8 % on one_one_one and −24.5 % on fanout10, one_fast unmoved, steady over hours), judged on
+// --scenario's gating metric (one_fast, one_one_one or fanout10); --broken tags whose command exits
+// at once. --runs bisects, each from a fresh state file (the culprit's position drawn at random
+// with --culprit random). Per run: every step (image, outcome, verdict, ratio, pairs, seconds), the
 // verdicts against ⌈log₂ N⌉ + 1, the wall time, and whether the culprit was found; then a summary.
 // With --measure N, a fixed N-pair A/B of the last tag against the first says how large the step
 // really was on this machine at that moment.
-//   node_modules/.bin/node bench/bisect.mjs [--runs 3] [--count 8] [--culprit 5|random] [--credit 14,7] [--broken 6]
-//        [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1] [--measure 16] [--seed 34] [--out bench/results/bisect/bisect.json]
+//   node_modules/.bin/node bench/bisect.mjs [--runs 3] [--count 8] [--culprit 5|random] [--knob credit|embed0] [--credit 14,7]
+//        [--scenario one_fast] [--broken 6] [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1]
+//        [--measure 16] [--seed 34] [--out bench/results/bisect/bisect.json]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs, numberList, optional } from './lib/args.mjs';
+import { CONF_LINES } from './lib/arms.mjs';
 import { bundle, median, ROOT } from './lib/common.mjs';
 
 const { values: o } = benchArgs({
   runs: 3,
   count: 8,
   culprit: '5',
+  knob: 'credit',
   credit: numberList('14,7'),
+  scenario: 'one_fast',
   broken: numberList(''),
   tolerance: 0.1,
   looks: '10,12,16,24,32,40',
@@ -34,14 +41,21 @@ const { values: o } = benchArgs({
 const N = o.count;
 const bound = Math.ceil(Math.log2(N)) + 1;
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-bisect-bench-'));
-const scenario = join(dir, 'one_fast.yml');
-writeFileSync(
-  scenario,
-  `${readFileSync(join(ROOT, 'scenarios/one_fast.yml'), 'utf8')
-    .replace(/^tolerances:.*$/m, '')
-    .trimEnd()}\ntolerances: { consumed_rate: ${o.tolerance} }\n`,
-);
-const { buildImageSeries } = await import(await bundle('test/support/bisect-images.ts'));
+if (o.knob !== 'credit' && !CONF_LINES[o.knob]) {
+  console.error(`bisect.mjs: unknown --knob ${o.knob} (credit or one of ${Object.keys(CONF_LINES).join(', ')})`);
+  process.exit(2);
+}
+if (!['one_fast', 'one_one_one', 'fanout10'].includes(o.scenario)) {
+  console.error(`bisect.mjs: --scenario ${o.scenario} is not one_fast, one_one_one or fanout10`);
+  process.exit(2);
+}
+const scenario = join(dir, `${o.scenario}.yml`);
+const scenarioText = readFileSync(join(ROOT, `scenarios/${o.scenario}.yml`), 'utf8');
+const gateMetric = /^gate: \[(\w+)\]$/m.exec(scenarioText)[1];
+writeFileSync(scenario, `${scenarioText.replace(/^tolerances:.*$/m, '').trimEnd()}\ntolerances: { ${gateMetric}: ${o.tolerance} }\n`);
+const { buildImageSeries, confRegression, creditRegression } = await import(await bundle('test/support/bisect-images.ts'));
+const regression = o.knob === 'credit' ? creditRegression(o.credit) : confRegression(CONF_LINES[o.knob]);
+const knobText = o.knob === 'credit' ? `credit_flow_default_credit {${o.credit}}` : CONF_LINES[o.knob];
 let seed = o.seed;
 const random = () => {
   seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -56,11 +70,11 @@ function cli(args) {
 
 const runs = [];
 console.log(
-  `# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, credit_flow_default_credit {${o.credit}}, broken ${o.broken.length ? o.broken : 'none'}; one_fast ${o.warmup}+${o.duration} s, tolerance ${o.tolerance}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`,
+  `# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, ${knobText}, broken ${o.broken.length ? o.broken : 'none'}; ${o.scenario} ${o.warmup}+${o.duration} s, tolerance ${o.tolerance} on ${gateMetric}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`,
 );
 for (let k = 0; k < o.runs; k++) {
   const culprit = o.culprit === 'random' ? 2 + Math.floor(random() * (N - 1)) : Number(o.culprit);
-  const series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, credit: o.credit });
+  const series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, regression });
   try {
     let measured = '';
     if (o.measure > 0) {

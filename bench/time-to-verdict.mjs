@@ -14,6 +14,7 @@
 // the effect of a quota depends on what else the machine runs; each run's own estimate is kept).
 //   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21 (any arm of bench/lib/arms.mjs: ARM_NOTES lists them)] [--scenarios pr]
 //     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
+// Extra CLI arguments (after `--`) are kept in each row (cliArgs); keep a ledger per set of them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,7 @@ for (let i = 0; i < o.runs; i++) {
       date: new Date().toISOString(),
       commit,
       ...(quota !== undefined ? { cpus: quota } : {}),
+      ...(positionals.length ? { cliArgs: positionals } : {}),
       wallSeconds: Math.round(wall),
       verdict: report.verdict,
       answer: report.answer,
@@ -140,8 +142,7 @@ function answerOf(r) {
 console.log(
   '\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)\tanswers (re-decided: rows before answers)\tgreen bound X (throughput, churn): median; X ≤ 5 %',
 );
-// One line per arm and quota (a quota arm's rows may come from several calibrations), then, for
-// the runs of this very commit, one line per arm again.
+// One line per arm and quota (a quota arm's rows may come from several calibrations).
 const groups = (rows) => {
   const out = new Map();
   for (const r of rows) {
@@ -151,7 +152,10 @@ const groups = (rows) => {
   }
   return out;
 };
-for (const [arm, rs] of [...groups(results), ...[...groups(results.filter((r) => r.commit === commit))].map(([k, v]) => [`${k}, ${commit} only`, v])]) {
+// Then the rows the gate answered itself (three answers, looks to 64: the rules as they are now;
+// the older rows' times come from older stopping rules), and this commit's rows.
+const labelled = (rows, suffix) => [...groups(rows)].map(([k, v]) => [`${k}, ${suffix}`, v]);
+for (const [arm, rs] of [...groups(results), ...labelled(results.filter((r) => r.answer), 'answered by the gate'), ...labelled(results.filter((r) => r.commit === commit), `${commit} only`)]) {
   const mins = rs.map((r) => r.wallSeconds / 60);
   const fixed = rs.map((r) => (r.wallSeconds + (r.savedSeconds ?? 0)) / 60);
   const counts = new Map();
@@ -166,4 +170,15 @@ for (const [arm, rs] of [...groups(results), ...[...groups(results.filter((r) =>
   console.log(
     `${arm}\t${rs.length}\t${median(mins).toFixed(1)}\t${p90(mins)?.toFixed(1)}\t${median(fixed).toFixed(1)}\t${verdicts}\t${fails}/${rs.length} (${(100 * upper95(fails, rs.length)).toFixed(1)} %)\t${answerText}\t${x}`,
   );
+}
+// Per scenario (a knob's detection where it lands, e.g. with `-- --no-fail-fast`): each gating
+// metric's verdicts over the arm's runs.
+console.log('\narm\tscenario\tverdicts of its gating metric as recorded (ratio median)');
+for (const [arm, rs] of groups(results)) {
+  for (const scenario of [...new Set(rs.flatMap((r) => r.gating.map((g) => g.scenario)))]) {
+    const gs = rs.flatMap((r) => r.gating.filter((g) => g.scenario === scenario));
+    const counts = new Map();
+    for (const g of gs) counts.set(g.verdict, (counts.get(g.verdict) ?? 0) + 1);
+    console.log(`${arm}\t${scenario}\t${[...counts].map(([v, n]) => `${v} ${n}`).join(', ')} of ${gs.length} (${((median(gs.map((g) => g.ratio)) - 1) * 100).toFixed(1)} %)`);
+  }
 }

@@ -7,6 +7,10 @@
 //   pin      the load generator on CPU 0 (taskset) and both brokers on CPU 1 (target files'
 //            resources.cpuset), so the generator and the measured broker never share a core
 //   pingen   only the generator pinned (CPU 0); brokers on every core
+//   shm      both brokers keep their database and message store in the container's /dev/shm
+//            (env RABBITMQ_MNESIA_BASE): no disk writes and no fsync waits, which the machine's
+//            other work makes uneven (one_one_one confirms after each persist; queue_churn_durable
+//            writes each durable queue's declaration)
 //   w1       1 s windows (1 s warm-up), w05: 0.5 s warm-up and 1.5 s window — shorter trials, more
 //            pairs a minute; compared by information per minute, 1 / (pair variance × seconds a pair)
 // A /proc/stat sampler runs beside every run, so each trial's window also gets the machine's
@@ -29,15 +33,17 @@ const { values: o, positionals } = benchArgs(
 );
 
 const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-variance-'));
-const target = (name, cpuset) => {
+const target = (name, cpuset, env = '') => {
   const f = join(tmp, `${name}.yml`);
-  writeFileSync(f, `label: ${name}\nimage: ${o.image}\n${cpuset ? `resources:\n  cpuset: "${cpuset}"\n` : ''}`);
+  writeFileSync(f, `label: ${name}\nimage: ${o.image}\n${cpuset ? `resources:\n  cpuset: "${cpuset}"\n` : ''}${env ? `env:\n  ${env}\n` : ''}`);
   return f;
 };
+const SHM = 'RABBITMQ_MNESIA_BASE: /dev/shm/rabbitmq';
 const ARMS = {
   base: { pin: undefined, args: ['--target', target('A', ''), '--baseline-target', target('A2', '')] },
   pin: { pin: '0', args: ['--target', target('pA', '1'), '--baseline-target', target('pA2', '1')] },
   pingen: { pin: '0', args: ['--target', target('gA', ''), '--baseline-target', target('gA2', '')] },
+  shm: { pin: undefined, args: ['--target', target('sA', '', SHM), '--baseline-target', target('sA2', '', SHM)] },
   w1: { pin: undefined, args: ['--target', target('wA', ''), '--baseline-target', target('wA2', ''), '--warmup', '1', '--duration', '1'] },
   w05: { pin: undefined, args: ['--target', target('vA', ''), '--baseline-target', target('vA2', ''), '--warmup', '0.5', '--duration', '1.5'] },
 };

@@ -26,7 +26,12 @@ export const ARM_NOTES = {
 };
 
 /** The rabbitmq.conf arms: name → the one line their candidate's conf.d file holds. */
-const CONF_LINES = { rates: 'management.rates_mode = detailed', embed0: 'queue_index_embed_msgs_below = 0', cqv2: 'classic_queue.default_version = 2', stats100: 'collect_statistics_interval = 100' };
+export const CONF_LINES = {
+  rates: 'management.rates_mode = detailed',
+  embed0: 'queue_index_embed_msgs_below = 0',
+  cqv2: 'classic_queue.default_version = 2',
+  stats100: 'collect_statistics_interval = 100',
+};
 
 /** The credit-flow arms: name → {initial, more-after} credit (rabbit's default is {400, 200}). */
 const CREDITS = { credit100: [100, 50], credit50: [50, 25], credit25: [25, 12] };
