@@ -155,7 +155,17 @@ const groups = (rows) => {
 // Then the rows the gate answered itself (three answers, looks to 64: the rules as they are now;
 // the older rows' times come from older stopping rules), and this commit's rows.
 const labelled = (rows, suffix) => [...groups(rows)].map(([k, v]) => [`${k}, ${suffix}`, v]);
-for (const [arm, rs] of [...groups(results), ...labelled(results.filter((r) => r.answer), 'answered by the gate'), ...labelled(results.filter((r) => r.commit === commit), `${commit} only`)]) {
+for (const [arm, rs] of [
+  ...groups(results),
+  ...labelled(
+    results.filter((r) => r.answer),
+    'answered by the gate',
+  ),
+  ...labelled(
+    results.filter((r) => r.commit === commit),
+    `${commit} only`,
+  ),
+]) {
   const mins = rs.map((r) => r.wallSeconds / 60);
   const fixed = rs.map((r) => (r.wallSeconds + (r.savedSeconds ?? 0)) / 60);
   const counts = new Map();
