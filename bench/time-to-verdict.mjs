@@ -142,6 +142,12 @@ function answerOf(r) {
 console.log(
   '\narm\truns\tmedian min\tp90 min\tfixed-design min (same trials + saved)\tverdicts\tfails (95 % upper bound)\tanswers (re-decided: rows before answers)\tgreen bound X (throughput, churn): median; X ≤ 5 %',
 );
+/** "fail 3, pass 1": how many of `rows` had each verdict, in the order they first appear. */
+const verdictCounts = (rows) => {
+  const counts = new Map();
+  for (const r of rows) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  return [...counts].map(([v, n]) => `${v} ${n}`).join(', ');
+};
 // One line per arm and quota (a quota arm's rows may come from several calibrations).
 const groups = (rows) => {
   const out = new Map();
@@ -168,9 +174,7 @@ for (const [arm, rs] of [
 ]) {
   const mins = rs.map((r) => r.wallSeconds / 60);
   const fixed = rs.map((r) => (r.wallSeconds + (r.savedSeconds ?? 0)) / 60);
-  const counts = new Map();
-  for (const r of rs) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
-  const verdicts = [...counts].map(([v, n]) => `${v} ${n}`).join(', ');
+  const verdicts = verdictCounts(rs);
   const fails = rs.filter((r) => r.verdict === 'fail').length;
   const answers = rs.map(answerOf);
   const by = (a) => answers.filter((x) => x.answer === a);
@@ -187,8 +191,6 @@ console.log('\narm\tscenario\tverdicts of its gating metric as recorded (ratio m
 for (const [arm, rs] of groups(results)) {
   for (const scenario of [...new Set(rs.flatMap((r) => r.gating.map((g) => g.scenario)))]) {
     const gs = rs.flatMap((r) => r.gating.filter((g) => g.scenario === scenario));
-    const counts = new Map();
-    for (const g of gs) counts.set(g.verdict, (counts.get(g.verdict) ?? 0) + 1);
-    console.log(`${arm}\t${scenario}\t${[...counts].map(([v, n]) => `${v} ${n}`).join(', ')} of ${gs.length} (${((median(gs.map((g) => g.ratio)) - 1) * 100).toFixed(1)} %)`);
+    console.log(`${arm}\t${scenario}\t${verdictCounts(gs)} of ${gs.length} (${((median(gs.map((g) => g.ratio)) - 1) * 100).toFixed(1)} %)`);
   }
 }
