@@ -117,12 +117,12 @@ describe('anchored baseline', () => {
   });
 
   it('an A/A against the recorded broker does not fail (run again once if it did)', () => {
-    // What the gate promises for an A/A is no fail; at six two-second pairs on a busy shared
+    // What the gate promises for an A/A is no fail; at six one-second pairs on a busy shared
     // machine a 90 % CI leaves 1 now and then in either direction (seen +6.7 % and +8.5 % in CI
     // runs of a fixed order), so that is logged, not asserted. A fail by chance (the whole CI
     // beyond −5 %) is rare; twice in a row, with a fresh trial order each time, rarer still,
     // while a real difference between the candidate and the restarted broker fails both.
-    const aa = () => check(['--image', FLOATING, '--repetitions', '6', '--duration', '2'], {}, scenario); // a random order each run
+    const aa = () => check(['--image', FLOATING, '--repetitions', '6', '--duration', '1'], {}, scenario); // a random order each run
     // Each target's consumed rate in run order, so a difference that shows can be told from drift.
     const rates = (r: RunReport) => r.trials.map((t) => `${t.order}:${t.target === ANCHOR_ID ? 'A' : 'C'} ${Math.round(t.metrics.consumed_rate ?? 0)}`).join(', ');
     const said = (r: RunReport) =>

@@ -55,7 +55,7 @@ const night = (workspace: string, image: string, revision: string) =>
     mode: 'nightly',
     'broker-image': image,
     sequential: 'false',
-    repetitions: '6',
+    repetitions: '4',
     'refresh-commit': 'pr',
     revision,
     'bisect-template': 'my/rabbitmq:sha-{sha}',
@@ -96,9 +96,9 @@ describe('mode: nightly', () => {
       expect(e.revision).toBe(`${'a'.repeat(39)}${k + 1}`);
       expect(e.reference?.imageId).toBe(baseline.anchor!.imageId);
       const r = e.ratios!.one_fast.consumed_rate;
-      // Six pairs, less any the machine disturbed (not compared: pairDisturbance), named as such.
+      // Four pairs, less any the machine disturbed (not compared: pairDisturbance), named as such.
       const trials = (JSON.parse(readFileSync(join(nights[k].workspace, 'rabbitmq-perf-gate-report/report.json'), 'utf8')) as RunReport).trials;
-      expect(r.pairs).toBe(expectValidUnlessDisturbed(trials, 12) / 2);
+      expect(r.pairs).toBe(expectValidUnlessDisturbed(trials, 8) / 2);
       expect(r.ratio).toBeGreaterThan(0.5);
       expect(r.ratio).toBeLessThan(2);
       expect(e.gate).toEqual({ one_fast: ['consumed_rate'] });
@@ -150,7 +150,7 @@ describe('mode: nightly', () => {
         name: 'step',
         'broker-image': regressed.images[0],
         sequential: 'false',
-        repetitions: '6',
+        repetitions: '4',
         'refresh-commit': 'pr',
         revision: `32${'c'.repeat(38)}`,
         'bisect-template': 'my/rabbitmq:sha-{sha}',
