@@ -39,7 +39,7 @@ const bisect = (inputs: Record<string, string>, workspace?: string) =>
     eventName: 'workflow_dispatch',
     event: dispatch,
     timeoutMs: 600_000,
-    inputs: { mode: 'bisect', 'github-token': TOKEN, scenarios: 'one_fast', duration: '1', warmup: '0.5', looks: '6,8,12', ...inputs },
+    inputs: { mode: 'bisect', 'github-token': TOKEN, scenarios: 'one_fast', duration: '1', warmup: '0.5', looks: '8,12', ...inputs },
   });
 
 describe('mode: bisect', () => {

@@ -5,7 +5,7 @@
 // ends first (tag 8 against tag 1: the step, which sizes the threshold later steps are judged at),
 // is interrupted (SIGINT) after that step and resumed from its state file with the same command:
 // it names tag 5 as the first bad image in at most ⌈log₂ 8⌉ + 1 = 4 verdicts (the ends check
-// included), skips and names tag 6, and reports every step. One fast scenario (one_fast, 0.5+1 s trials, looks 6,8,12,
+// included), skips and names tag 6, and reports every step. One fast scenario (one_fast, 0.5+1 s trials, looks 8,12,
 // a 25 % tolerance: the regression is −55 to −76 % here, an A/A stays inside 25 % on a busy
 // machine). The images are removed afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ const args = () => [
   '--warmup',
   '0.5',
   '--looks',
-  '6,8,12',
+  '8,12',
   '--out',
   out,
   '--json',
@@ -132,10 +132,10 @@ describe('bisect on real images', () => {
     for (const x of steps.filter((y) => y.outcome === 'good')) expect(x.verdict).toBe('pass');
     // The step's report.json is kept and says what differs between the two brokers.
     const stepReport = JSON.parse(readFileSync(join(out, t5.report!), 'utf8'));
-    // Its pairs are the step's valid one_fast pairs (at least the first look's 6 were run — the design starts at 8 when 6 cannot reach significance; a pair the
+    // Its pairs are the step's valid one_fast pairs (at least the first look's 8 were run; a pair the
     // machine disturbed is dropped whole, so fewer may count).
     const t5Trials = (stepReport.trials as { scenario: string; valid: boolean; invalidReason?: string }[]).filter((x) => x.scenario === 'one_fast');
-    expect(t5Trials.length).toBeGreaterThanOrEqual(12);
+    expect(t5Trials.length).toBeGreaterThanOrEqual(16);
     expect(t5.pairs).toBe(expectValidUnlessDisturbed(t5Trials, t5Trials.length) / 2);
     expect(stepReport.effectNote).toMatch(/credit_flow_default_credit/);
     // The report files: Markdown with every step and the culprit, HTML with its chart.
