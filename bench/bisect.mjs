@@ -10,7 +10,8 @@
 // with --culprit random). Per run: every step (image, outcome, verdict, ratio, pairs, seconds), the
 // verdicts against ⌈log₂ N⌉ + 1, the wall time, and whether the culprit was found; then a summary.
 // With --measure N, a fixed N-pair A/B of the last tag against the first says how large the step
-// really was on this machine at that moment.
+// really was on this machine at that moment, and the knob is read back from both brokers' `rabbit`
+// application environment (the report's effective configuration): set on the last tag, not on the first.
 //   node_modules/.bin/node bench/bisect.mjs [--runs 3] [--count 8] [--culprit 5|random] [--knob credit|embed0] [--credit 14,7]
 //        [--scenario one_fast] [--broken 6] [--tolerance 0.1] [--looks 10,12,16,24,32,40] [--duration 2] [--warmup 1]
 //        [--measure 16] [--seed 34] [--out bench/results/bisect/bisect.json]
@@ -68,15 +69,30 @@ function cli(args) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - t0) / 1000 };
 }
 
+/** The knob as the brokers ran it in the --measure run, read back from their `rabbit` application
+ *  environment (report.targets[].effective.node, src/broker/effective.ts): the last (bad) tag must
+ *  carry it, the first (good) tag must not. */
+const KNOB_KEY = o.knob === 'credit' ? 'credit_flow_default_credit' : CONF_LINES[o.knob].split('=')[0].trim();
+const KNOB_BAD = o.knob === 'credit' ? `{${o.credit}}` : CONF_LINES[o.knob].split('=')[1].trim();
+function knobReadBack(targets) {
+  const value = (image) => targets.find((t) => t.image === image)?.effective?.node?.[KNOB_KEY];
+  const bad = value(series.images[N - 1]);
+  const good = value(series.images[0]);
+  const ok = bad !== undefined && bad.replace(/\s/g, '') === KNOB_BAD.replace(/\s/g, '') && good !== bad;
+  return { ok, text: `${KNOB_KEY} = ${bad ?? '(not read)'} on image ${N}, ${good ?? '(unset: the default)'} on image 1 — ${ok ? 'as built' : 'NOT AS BUILT'}` };
+}
+let series;
+
 const runs = [];
 console.log(
   `# ${o.runs} bisects of ${N} images, culprit ${o.culprit}, ${knobText}, broken ${o.broken.length ? o.broken : 'none'}; ${o.scenario} ${o.warmup}+${o.duration} s, tolerance ${o.tolerance} on ${gateMetric}, looks ${o.looks}; bound ⌈log₂ ${N}⌉ + 1 = ${bound}; ${new Date().toISOString()}`,
 );
 for (let k = 0; k < o.runs; k++) {
   const culprit = o.culprit === 'random' ? 2 + Math.floor(random() * (N - 1)) : Number(o.culprit);
-  const series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, regression });
+  series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, regression });
   try {
     let measured = '';
+    let readBack;
     if (o.measure > 0) {
       const m = cli([
         'run',
@@ -98,7 +114,9 @@ for (let k = 0; k < o.runs; k++) {
         '--baseline-file',
         join(dir, 'none.json'),
       ]);
-      const c = m.code === 0 || m.code === 1 ? JSON.parse(m.stdout).comparisons.find((x) => x.gating && x.paired) : undefined;
+      const mr = m.code === 0 || m.code === 1 ? JSON.parse(m.stdout) : undefined;
+      const c = mr?.comparisons.find((x) => x.gating && x.paired);
+      readBack = mr ? knobReadBack(mr.targets) : { ok: false, text: `not read: the measuring run failed (exit ${m.code})` };
       measured = c
         ? `; the step measured (${o.measure} pairs, last vs first): ${((c.ratio - 1) * 100).toFixed(1)} % [${((c.ciLow - 1) * 100).toFixed(1)}, ${((c.ciHigh - 1) * 100).toFixed(1)}]`
         : `; measuring failed (exit ${m.code})`;
@@ -136,10 +154,12 @@ for (let k = 0; k < o.runs; k++) {
       wall: Math.round(r.seconds),
       steps,
       measured,
+      readBack,
     });
     console.log(
       `run ${k + 1}: culprit ${culprit} → ${rep.status.state}${rep.status.culprit !== undefined ? ` ${rep.status.culprit + 1}` : ` (suspects ${rep.status.suspects.map((i) => i + 1).join(', ')})`} ${found ? 'FOUND' : 'MISSED'}; ${rep.status.verdicts} verdicts (bound ${bound}), ${(r.seconds / 60).toFixed(1)} min wall${measured}`,
     );
+    if (readBack) console.log(`  broker side: ${readBack.text}`);
     for (const s of steps)
       console.log(
         `  image ${s.position}: ${s.outcome}${s.verdict ? ` (${s.verdict})` : ''}${s.ratio ? ` ratio ${s.ratio.toFixed(3)}` : ''}${s.pairs ? `, ${s.pairs} pairs` : ''}, ${(s.seconds / 60).toFixed(1)} min`,
@@ -149,6 +169,8 @@ for (let k = 0; k < o.runs; k++) {
   }
 }
 const found = runs.filter((r) => r.found).length;
+const readBacks = runs.filter((r) => r.readBack);
+if (readBacks.length) console.log(`# broker side: the knob read back as built in ${readBacks.filter((r) => r.readBack.ok).length} of ${readBacks.length} runs`);
 const decided = runs.flatMap((r) => r.steps.filter((s) => s.outcome !== 'skipped'));
 console.log(
   `# summary: culprit found in ${found} of ${runs.length}; verdicts median ${median(runs.map((r) => r.verdicts))}, max ${Math.max(...runs.map((r) => r.verdicts))} (bound ${bound}), within the bound in ${runs.filter((r) => r.verdicts <= bound).length} of ${runs.length}; ` +
