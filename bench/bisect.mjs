@@ -74,14 +74,13 @@ function cli(args) {
  *  carry it, the first (good) tag must not. */
 const KNOB_KEY = o.knob === 'credit' ? 'credit_flow_default_credit' : CONF_LINES[o.knob].split('=')[0].trim();
 const KNOB_BAD = o.knob === 'credit' ? `{${o.credit}}` : CONF_LINES[o.knob].split('=')[1].trim();
-function knobReadBack(targets) {
+function knobReadBack(targets, images) {
   const value = (image) => targets.find((t) => t.image === image)?.effective?.node?.[KNOB_KEY];
-  const bad = value(series.images[N - 1]);
-  const good = value(series.images[0]);
+  const bad = value(images[N - 1]);
+  const good = value(images[0]);
   const ok = bad !== undefined && bad.replace(/\s/g, '') === KNOB_BAD.replace(/\s/g, '') && good !== bad;
   return { ok, text: `${KNOB_KEY} = ${bad ?? '(not read)'} on image ${N}, ${good ?? '(unset: the default)'} on image 1 — ${ok ? 'as built' : 'NOT AS BUILT'}` };
 }
-let series;
 
 const runs = [];
 console.log(
@@ -89,7 +88,7 @@ console.log(
 );
 for (let k = 0; k < o.runs; k++) {
   const culprit = o.culprit === 'random' ? 2 + Math.floor(random() * (N - 1)) : Number(o.culprit);
-  series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, regression });
+  const series = buildImageSeries({ repo: `rabbitmq-perf-gate/bisect-bench-${process.pid}-${k}`, count: N, regressFrom: culprit, broken: o.broken, regression });
   try {
     let measured = '';
     let readBack;
@@ -116,7 +115,7 @@ for (let k = 0; k < o.runs; k++) {
       ]);
       const mr = m.code === 0 || m.code === 1 ? JSON.parse(m.stdout) : undefined;
       const c = mr?.comparisons.find((x) => x.gating && x.paired);
-      readBack = mr ? knobReadBack(mr.targets) : { ok: false, text: `not read: the measuring run failed (exit ${m.code})` };
+      readBack = mr ? knobReadBack(mr.targets, series.images) : { ok: false, text: `not read: the measuring run failed (exit ${m.code})` };
       measured = c
         ? `; the step measured (${o.measure} pairs, last vs first): ${((c.ratio - 1) * 100).toFixed(1)} % [${((c.ciLow - 1) * 100).toFixed(1)}, ${((c.ciHigh - 1) * 100).toFixed(1)}]`
         : `; measuring failed (exit ${m.code})`;
