@@ -32,10 +32,14 @@ const errorsOf = (r: FaultRun) => r.stdout.split('\n').filter((l) => l.startsWit
 const noStack = (r: FaultRun) => expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
 
 describe('a broker paused (SIGSTOP) mid-trial', () => {
-  it('time-limit 0.5 min: no new trial starts, the paused one is cut short, inconclusive, the step fails, all in bounded time', async () => {
-    const limit = 30;
+  it('time-limit 1 min: no new trial starts, the paused one is cut short, inconclusive, the step fails, all in bounded time', async () => {
+    // One minute, not less: the limit counts from the start of the run, broker boot included, and on
+    // a busy machine (CI of 2026-11-28) a slow boot let a 30 s limit fall between trials 3 and 4, so
+    // that no trial was cut short, the case this test is about. With 60 s the paused broker holds
+    // trial 4 until the limit unless boot and two trials take over ~40 s.
+    const limit = 60;
     const r = await runWithFault({
-      inputs: { scenarios: 'smoke', repetitions: '30', duration: '2', warmup: '0.5', 'time-limit': '0.5' },
+      inputs: { scenarios: 'smoke', repetitions: '30', duration: '2', warmup: '0.5', 'time-limit': '1' },
       afterTrials: 2,
       delayMs: 1000,
       inject: (c) => docker('pause', c),
@@ -43,16 +47,17 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     });
     runs.push(r);
     expect(r.injectError, r.stdout).toBeUndefined();
+    const when = `paused at ${r.injectedAt?.toFixed(1)} s, ended at ${r.seconds.toFixed(1)} s\n${r.stdout}`;
     // The paused trial is trial 3 (the watchdog's 10 s exceed its window, so it may still end
     // valid with the traffic it had, its clean-up bounded) or trial 4 (which cannot connect).
     // The limit counts from the start of the run (broker boot included); then at most the
     // trial's wind-down (10 s), its vhost clean-up (10 s) and the container's removal.
-    expect(r.seconds, r.stdout).toBeLessThan(limit + 40);
+    expect(r.seconds, when).toBeLessThan(limit + 40);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const errors = errorsOf(r);
-    expect(errors, r.stdout).toHaveLength(1);
-    expect(errors[0]).toMatch(
-      /^::error::Stopped early: the run's time limit of 30 s was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial [34]: .+\)\. Verdict inconclusive;/,
+    expect(errors, when).toHaveLength(1);
+    expect(errors[0], when).toMatch(
+      /^::error::Stopped early: the run's time limit of 1 min was reached after (\d+) of 30 planned trials \(the last one cut short\); \d+ did not start\. \d+ of \d+ trials invalid \(first: one_fast on candidate, trial [34]: .+\)\. Verdict inconclusive;/,
     );
     noStack(r);
     expect(r.outputs.verdict).toBe('inconclusive');
@@ -62,10 +67,10 @@ describe('a broker paused (SIGSTOP) mid-trial', () => {
     expect(report.trials).toHaveLength(ran);
     expect(ran).toBeLessThan(30);
     expect(report.trials.slice(0, 2).every((t: any) => t.valid)).toBe(true);
-    expect(report.trials.at(-1).invalidReason).toMatch(/the run's time limit of 30 s was reached/);
+    expect(report.trials.at(-1).invalidReason).toMatch(/the run's time limit of 1 min was reached/);
     expect(report.errors.filter((e: any) => e.scope === 'run')).toHaveLength(1);
     // The headline's answer: not decided, because the run stopped early.
-    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: not decided:.*the run stopped early.*\n> \*\*Stopped early: the run's time limit of 30 s was reached after \d+ of 30 planned trials/);
+    expect(r.summary).toMatch(/^## ❔ rabbitmq-perf-gate: not decided:.*the run stopped early.*\n> \*\*Stopped early: the run's time limit of 1 min was reached after \d+ of 30 planned trials/);
     expect(readFileSync(join(r.workspace, BASELINE), 'utf8')).toBe(baselineText());
     expect(containersOfRun(r.runId)).toEqual([]); // a paused container is removed too
     expectNoSecret(r, [r.outputs.report]);
