@@ -6,14 +6,14 @@
 // regression in bench/time-to-verdict.mjs; one whose Δ changes from run to run (a CPU quota) can
 // only be binned by each run's own estimate.
 //   node_modules/.bin/node bench/knob-calibrate.mjs [--arms ttl,rates,lazy] [--repetitions 10] [--scenarios pr]
-//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [-- extra CLI args]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--busy10 0.2] [--busy5 0.1] [-- extra CLI args]
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs, IMAGES, list } from './lib/args.mjs';
-import { ARM_NOTES, armArgs, checkArms, runArm } from './lib/arms.mjs';
+import { ARM_NOTES, armArgs, checkArms, KNOB_DEFAULTS, runArm } from './lib/arms.mjs';
 
-const { values: o, positionals } = benchArgs({ arms: list('ttl,rates,lazy'), repetitions: 10, scenarios: 'pr', image: IMAGES.v3, cpus10: 1.47, cpus5: 1.55 }, { positionals: true });
+const { values: o, positionals } = benchArgs({ arms: list('ttl,rates,lazy'), repetitions: 10, scenarios: 'pr', image: IMAGES.v3, ...KNOB_DEFAULTS }, { positionals: true });
 const dir = mkdtempSync(join(tmpdir(), 'perf-gate-knobs-'));
 const ARMS = armArgs(dir, o.image, o);
 checkArms('knob-calibrate.mjs', o.arms, ARMS);

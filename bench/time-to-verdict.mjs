@@ -12,15 +12,17 @@
 // margins of src/compare/margins.ts (the rows keep the verdict they were given).
 // Arms cpu10 and cpu5 are smaller quotas' worth of regression (calibrate with bench/power.mjs:
 // the effect of a quota depends on what else the machine runs; each run's own estimate is kept).
+// Arms busy10 and busy5 put a high-priority process in the candidate broker that spins for a fixed
+// share of every 20 ms (bench/lib/arms.mjs: busySetup; size them with bench/knob-calibrate.mjs).
 //   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21 (any arm of bench/lib/arms.mjs: ARM_NOTES lists them)] [--scenarios pr]
-//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--busy10 0.2] [--busy5 0.1] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
 // Extra CLI arguments (after `--`) are kept in each row (cliArgs); keep a ledger per set of them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchArgs, IMAGES, list, optional } from './lib/args.mjs';
-import { armArgs, armQuota, checkArms, runArm } from './lib/arms.mjs';
+import { armArgs, armSize, checkArms, KNOB_DEFAULTS, runArm } from './lib/arms.mjs';
 import { median, ROOT } from './lib/common.mjs';
 import { writeStripped } from './lib/strip-report.mjs';
 
@@ -34,12 +36,8 @@ const { values: o, positionals } = benchArgs(
     append: false,
     // Keep each run's report (stripped and gzipped: bench/lib/strip-report.mjs) in this folder.
     keep: optional(),
-    // Quotas for the −10 % and −5 % arms, set for the scenario a quota slows most: fanout10's broker
-    // uses ~1.63 cores on a quiet machine (one_fast's ~1.39, the others' under 0.9), so 1.47 and
-    // 1.55 cores are its −10 % and −5 %; on 2026-11-27 the old 1.24 and 1.3 gave fanout10 −26 % and
-    // −23 %, one_fast −7 %. Each run's own estimates are kept in the ledger.
-    cpus10: 1.47,
-    cpus5: 1.55,
+    // The knobs' sizes (--cpus10, --cpus5, --busy10, --busy5): bench/lib/arms.mjs, KNOB_DEFAULTS.
+    ...KNOB_DEFAULTS,
   },
   // Everything after `--` (and any other bare argument) goes to every run's CLI as it is.
   { positionals: true },
@@ -75,13 +73,12 @@ for (let i = 0; i < o.runs; i++) {
     const gating = report.comparisons
       .filter((c) => c.gating)
       .map((c) => ({ scenario: c.scenario, verdict: c.verdict, answer: c.answer, bound: c.bound, ratio: c.ratio, ciLow: c.ciLow, ciHigh: c.ciHigh, n: c.nCandidate }));
-    const quota = armQuota(arm, o);
     const row = {
       arm,
       run,
       date: new Date().toISOString(),
       commit,
-      ...(quota !== undefined ? { cpus: quota } : {}),
+      ...armSize(arm, o),
       ...(positionals.length ? { cliArgs: positionals } : {}),
       wallSeconds: Math.round(wall),
       verdict: report.verdict,
@@ -148,12 +145,12 @@ const verdictCounts = (rows) => {
   for (const r of rows) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
   return [...counts].map(([v, n]) => `${v} ${n}`).join(', ');
 };
-// One line per arm and quota (a quota arm's rows may come from several calibrations).
+// One line per arm and knob size (a quota or busy arm's rows may come from several calibrations).
 const groups = (rows) => {
   const out = new Map();
   for (const r of rows) {
     if (!o.arms.includes(r.arm)) continue;
-    const key = r.cpus ? `${r.arm} (cpus ${r.cpus})` : r.arm;
+    const key = r.cpus ? `${r.arm} (cpus ${r.cpus})` : r.busy ? `${r.arm} (busy ${r.busy})` : r.arm;
     (out.get(key) ?? out.set(key, []).get(key)).push(r);
   }
   return out;

@@ -23,6 +23,8 @@ export const ARM_NOTES = {
   embed0: 'queue_index_embed_msgs_below = 0 (every persistent message through the message store)',
   cqv2: 'classic_queue.default_version = 2 (3.10: the new classic queue index and store)',
   stats100: 'collect_statistics_interval = 100 (management stats emitted every 100 ms, not 5 s)',
+  busy10: 'a high-priority process in the broker busy for --busy10 of every 20 ms (work the VM does beside messaging)',
+  busy5: 'the same process busy for --busy5 of every 20 ms',
 };
 
 /** The rabbitmq.conf arms: name → the one line their candidate's conf.d file holds. */
@@ -36,8 +38,31 @@ export const CONF_LINES = {
 /** The credit-flow arms: name → {initial, more-after} credit (rabbit's default is {400, 200}). */
 const CREDITS = { credit100: [100, 50], credit50: [50, 25], credit25: [25, 12] };
 
+/** The busy arms' setup: one Erlang process in the broker node, at high priority (so the broker's
+ *  own processes cannot push it aside), spinning for `share` of every 20 ms and sleeping the rest —
+ *  a fixed share of one scheduler taken from messaging, as a plugin's periodic work would. The
+ *  second line reads it back from the node, so a knob that did not take fails the boot. */
+export function busySetup(share) {
+  const busyUs = Math.round(share * 20_000);
+  const sleepMs = Math.max(1, Math.round(20 - busyUs / 1000));
+  const spawn = [
+    'Spin = fun S(E) -> case erlang:monotonic_time(microsecond) < E of true -> S(E); false -> ok end end,',
+    `Cycle = fun C() -> Spin(erlang:monotonic_time(microsecond) + ${busyUs}), timer:sleep(${sleepMs}), C() end,`,
+    'Pid = spawn(fun() -> process_flag(priority, high), Cycle() end),',
+    'register(perf_gate_knob_busy, Pid), ok.',
+  ].join(' ');
+  return `setup:\n  - "rabbitmqctl eval '${spawn}'"\n  - "rabbitmqctl eval 'true = is_pid(whereis(perf_gate_knob_busy)), ok.'"\n`;
+}
+
+/** The sizes of the knobs that take one (each script's --cpus10, --cpus5, --busy10, --busy5):
+ *  quotas set for the scenario a quota slows most (fanout10's broker uses ~1.63 cores on a quiet
+ *  machine, so 1.47 and 1.55 are its −10 % and −5 % when they bite), and the busy process's share
+ *  of a scheduler (0.2 is about −15 % on one_one_one; see docs/statistics.md). */
+export const KNOB_DEFAULTS = { cpus10: 1.47, cpus5: 1.55, busy10: 0.2, busy5: 0.1 };
+
 /** Writes the arms' target files into `dir` and returns arm → CLI arguments. */
-export function armArgs(dir, image, { cpus10 = 1.47, cpus5 = 1.55 } = {}) {
+export function armArgs(dir, image, sizes = {}) {
+  const { cpus10, cpus5, busy10, busy5 } = { ...KNOB_DEFAULTS, ...sizes };
   const target = (name, label, body) => {
     writeFileSync(join(dir, `${name}.yml`), `label: ${label}\nimage: ${image}\n${body}`);
     return ['--target', join(dir, `${name}.yml`)];
@@ -54,6 +79,8 @@ export function armArgs(dir, image, { cpus10 = 1.47, cpus5 = 1.55 } = {}) {
     cpu: target('cpu', 'cpus 1.16', 'resources:\n  cpus: 1.16\n'),
     cpu10: target('cpu10', `cpus ${cpus10}`, `resources:\n  cpus: ${cpus10}\n`),
     cpu5: target('cpu5', `cpus ${cpus5}`, `resources:\n  cpus: ${cpus5}\n`),
+    busy10: target('busy10', `busy ${busy10} of a scheduler`, busySetup(busy10)),
+    busy5: target('busy5', `busy ${busy5} of a scheduler`, busySetup(busy5)),
     ttl: target('ttl', 'message-ttl policy', policy('ttl', { 'message-ttl': 3600000 })),
     lazy: target('lazy', 'lazy queues policy', policy('lazy', { 'queue-mode': 'lazy' })),
     ...Object.fromEntries(
@@ -66,8 +93,14 @@ export function armArgs(dir, image, { cpus10 = 1.47, cpus5 = 1.55 } = {}) {
   };
 }
 
-/** The quota an arm puts on its candidate, if any (kept in the ledger's rows). */
-export const armQuota = (arm, { cpus10 = 1.47, cpus5 = 1.55 } = {}) => ({ cpu: 1.16, cpu10: cpus10, cpu5: cpus5 })[arm];
+/** The size an arm's knob was set to, if it has one, as the ledger's rows keep it: a quota's
+ *  `cpus`, a busy process's `busy` share of a scheduler; {} for the others. */
+export function armSize(arm, sizes = {}) {
+  const { cpus10, cpus5, busy10, busy5 } = { ...KNOB_DEFAULTS, ...sizes };
+  const cpus = { cpu: 1.16, cpu10: cpus10, cpu5: cpus5 }[arm];
+  const busy = { busy10, busy5 }[arm];
+  return cpus !== undefined ? { cpus } : busy !== undefined ? { busy } : {};
+}
 
 /** Exits 2 with one line naming `script` when an arm in `arms` is not one of `known`'s. */
 export function checkArms(script, arms, known) {
