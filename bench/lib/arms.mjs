@@ -59,6 +59,8 @@ export function busySetup(share) {
  *  machine, so 1.47 and 1.55 are its −10 % and −5 % when they bite), and the busy process's share
  *  of a scheduler (0.2 is about −15 % on one_one_one; see docs/statistics.md). */
 export const KNOB_DEFAULTS = { cpus10: 1.47, cpus5: 1.55, busy10: 0.2, busy5: 0.1 };
+/** The `cpu` arm's fixed quota (−13 to −23 % depending on what else runs). */
+const CPU_QUOTA = 1.16;
 
 /** Writes the arms' target files into `dir` and returns arm → CLI arguments. */
 export function armArgs(dir, image, sizes = {}) {
@@ -76,7 +78,7 @@ export function armArgs(dir, image, sizes = {}) {
   return {
     aa: ['--image', image, '--broker-label', 'A/A candidate'],
     s21: target('s21', '+S 2:1', 'env:\n  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: "+S 2:1"\n'),
-    cpu: target('cpu', 'cpus 1.16', 'resources:\n  cpus: 1.16\n'),
+    cpu: target('cpu', `cpus ${CPU_QUOTA}`, `resources:\n  cpus: ${CPU_QUOTA}\n`),
     cpu10: target('cpu10', `cpus ${cpus10}`, `resources:\n  cpus: ${cpus10}\n`),
     cpu5: target('cpu5', `cpus ${cpus5}`, `resources:\n  cpus: ${cpus5}\n`),
     busy10: target('busy10', `busy ${busy10} of a scheduler`, busySetup(busy10)),
@@ -97,7 +99,7 @@ export function armArgs(dir, image, sizes = {}) {
  *  `cpus`, a busy process's `busy` share of a scheduler; {} for the others. */
 export function armSize(arm, sizes = {}) {
   const { cpus10, cpus5, busy10, busy5 } = { ...KNOB_DEFAULTS, ...sizes };
-  const cpus = { cpu: 1.16, cpu10: cpus10, cpu5: cpus5 }[arm];
+  const cpus = { cpu: CPU_QUOTA, cpu10: cpus10, cpu5: cpus5 }[arm];
   const busy = { busy10, busy5 }[arm];
   return cpus !== undefined ? { cpus } : busy !== undefined ? { busy } : {};
 }
