@@ -11,31 +11,38 @@
 //            (env RABBITMQ_MNESIA_BASE): no disk writes and no fsync waits, which the machine's
 //            other work makes uneven (one_one_one confirms after each persist; queue_churn_durable
 //            writes each durable queue's declaration)
-//   w1       1 s windows (1 s warm-up), w05: 0.5 s warm-up and 1.5 s window — shorter trials, more
-//            pairs a minute; compared by information per minute, 1 / (pair variance × seconds a pair)
+//   w1       1 s windows (1 s warm-up), w05: 0.5 s warm-up and 1.5 s window, w15: 1 s warm-up and
+//            1.5 s window — shorter trials, more pairs a minute; compared by information per minute,
+//            1 / (pair variance × seconds a pair), and (with --reference) by the effect estimated
 // A /proc/stat sampler runs beside every run, so each trial's window also gets the machine's
 // steal and iowait share, and the spread is printed before and after a CUPED-style adjustment of
 // the pair log ratios on the pair's difference in those covariates (θ fitted per arm).
-// Reports are kept (--keep DIR) so that every figure can be recomputed.
+// With --reference IMAGE the runs are A/Bs (--image the candidate, IMAGE the reference) instead of
+// A/As, and the median pair ratio each arm estimates is printed too: an arm that changes how a
+// trial measures must leave a real difference where it was (not only shrink the spread).
+// Reports are kept (--keep DIR, gzipped; --from reads them back) so that every figure can be recomputed.
 //   node_modules/.bin/node bench/variance.mjs [--arms base,pin] [--runs 3] [--pairs 12] [--scenarios pr]
-//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--keep bench/results/variance-DATE] [--from DIR] [-- extra CLI args]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--reference IMAGE] [--keep bench/results/variance/NAME] [--from DIR] [-- extra CLI args]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { benchArgs, IMAGES, list, optional } from './lib/args.mjs';
 import { median, ROOT, sd } from './lib/common.mjs';
 
 const { values: o, positionals } = benchArgs(
-  { arms: list('base,pin'), runs: 3, pairs: 12, scenarios: 'pr', image: IMAGES.v3, keep: optional(), from: optional() },
+  { arms: list('base,pin'), runs: 3, pairs: 12, scenarios: 'pr', image: IMAGES.v3, reference: optional(), keep: optional(), from: optional() },
   // Everything after `--` (and any other bare argument) goes to every run's CLI as it is.
   { positionals: true },
 );
 
 const tmp = mkdtempSync(join(tmpdir(), 'perf-gate-variance-'));
+/** A target file; the baseline side's (name ending in 2) runs --reference when given. */
 const target = (name, cpuset, env = '') => {
   const f = join(tmp, `${name}.yml`);
-  writeFileSync(f, `label: ${name}\nimage: ${o.image}\n${cpuset ? `resources:\n  cpuset: "${cpuset}"\n` : ''}${env ? `env:\n  ${env}\n` : ''}`);
+  const image = name.endsWith('2') ? (o.reference ?? o.image) : o.image;
+  writeFileSync(f, `label: ${name}\nimage: ${image}\n${cpuset ? `resources:\n  cpuset: "${cpuset}"\n` : ''}${env ? `env:\n  ${env}\n` : ''}`);
   return f;
 };
 const SHM = 'RABBITMQ_MNESIA_BASE: /dev/shm/rabbitmq';
@@ -46,6 +53,7 @@ const ARMS = {
   shm: { pin: undefined, args: ['--target', target('sA', '', SHM), '--baseline-target', target('sA2', '', SHM)] },
   w1: { pin: undefined, args: ['--target', target('wA', ''), '--baseline-target', target('wA2', ''), '--warmup', '1', '--duration', '1'] },
   w05: { pin: undefined, args: ['--target', target('vA', ''), '--baseline-target', target('vA2', ''), '--warmup', '0.5', '--duration', '1.5'] },
+  w15: { pin: undefined, args: ['--target', target('uA', ''), '--baseline-target', target('uA2', ''), '--warmup', '1', '--duration', '1.5'] },
 };
 
 /** /proc/stat's aggregate line every 200 ms: [ms, user, nice, system, idle, iowait, irq, softirq, steal]. */
@@ -159,10 +167,11 @@ function cuped(rows) {
 const reports = {};
 if (o.from) {
   for (const f of readdirSync(o.from)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => /\.json(\.gz)?$/.test(f))
     .sort()) {
     const [arm] = f.split('-');
-    (reports[arm] ??= []).push(JSON.parse(readFileSync(join(o.from, f), 'utf8')));
+    const raw = readFileSync(join(o.from, f));
+    (reports[arm] ??= []).push(JSON.parse((f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')));
   }
 } else {
   if (o.keep) mkdirSync(o.keep, { recursive: true });
@@ -175,7 +184,7 @@ if (o.from) {
       const r = await runOnce(arm, 7000 + run, join(tmp, `${arm}-${run}`));
       if (!r) continue;
       (reports[arm] ??= []).push(r);
-      if (o.keep) writeFileSync(join(o.keep, `${arm}-${String(run).padStart(2, '0')}.json`), JSON.stringify({ ...r, trials: r.trials.map(({ series, histograms, ...t }) => t) }));
+      if (o.keep) writeFileSync(join(o.keep, `${arm}-${String(run).padStart(2, '0')}.json.gz`), gzipSync(JSON.stringify({ ...r, trials: r.trials.map(({ series, histograms, ...t }) => t) })));
       const per = Object.entries(pairsOf(r))
         .map(([k, rows]) => `${k.split(' ')[0]} ${(sd(rows.map((x) => x.d)) * 100).toFixed(1)}`)
         .join(', ');
@@ -205,8 +214,23 @@ for (const k of keys) {
     }),
   ]);
 }
-const w = header.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-for (const r of rows) console.log(r.map((x, i) => x.padEnd(w[i])).join('  '));
+const table = (t) => {
+  const w = t[0].map((_, i) => Math.max(...t.map((r) => r[i].length)));
+  for (const r of t) console.log(r.map((x, i) => x.padEnd(w[i])).join('  '));
+};
+table(rows);
+// The effect each arm estimates: the median pair ratio over all its pairs (an A/A's is noise around 0).
+console.log(`\nmedian pair ratio (candidate / reference) per gating metric, pooled over the arm's pairs`);
+table([
+  ['metric', ...Object.keys(reports).map((a) => `${a} (pairs)`)],
+  ...keys.map((k) => [
+    k,
+    ...Object.keys(reports).map((a) => {
+      const d = reports[a].flatMap((r) => pairsOf(r)[k] ?? []).map((y) => y.d);
+      return d.length ? `${((Math.exp(median(d)) - 1) * 100).toFixed(1)} % (${d.length})` : '–';
+    }),
+  ]),
+]);
 /** Median over gating metrics of (pair variance × seconds a pair): lower is more information a minute. */
 const cost = (a) => {
   const perPair = median(reports[a].map((r) => r.durationSeconds / (r.repetitions * r.scenarios.length)));
