@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { benchArgs, IMAGES, list, optional } from './lib/args.mjs';
-import { median, ROOT, sd } from './lib/common.mjs';
+import { bundle, median, ROOT, sd, table } from './lib/common.mjs';
 
 const { values: o, positionals } = benchArgs(
   { arms: list('base,pin'), runs: 3, pairs: 12, scenarios: 'pr', image: IMAGES.v3, reference: optional(), keep: optional(), from: optional() },
@@ -201,36 +201,37 @@ const keys = [
       .flatMap((r) => Object.keys(pairsOf(r))),
   ),
 ];
-const header = ['metric', ...Object.keys(reports).map((a) => `${a} (${reports[a].length} runs)`)];
-const rows = [header];
-for (const k of keys) {
-  rows.push([
-    k,
-    ...Object.keys(reports).map((a) => {
-      const per = reports[a].map((r) => pairsOf(r)[k] ?? []).filter((x) => x.length > 2);
-      const pooled = per.flat();
-      if (!pooled.length) return '–';
-      return `${(median(per.map((x) => sd(x.map((y) => y.d)))) * 100).toFixed(1)} / ${(sd(pooled.map((y) => y.d)) * 100).toFixed(1)} → ${(cuped(pooled) * 100).toFixed(1)} %`;
-    }),
-  ]);
-}
-const table = (t) => {
-  const w = t[0].map((_, i) => Math.max(...t.map((r) => r[i].length)));
-  for (const r of t) console.log(r.map((x, i) => x.padEnd(w[i])).join('  '));
-};
-table(rows);
-// The effect each arm estimates: the median pair ratio over all its pairs (an A/A's is noise around 0).
-console.log(`\nmedian pair ratio (candidate / reference) per gating metric, pooled over the arm's pairs`);
-table([
-  ['metric', ...Object.keys(reports).map((a) => `${a} (pairs)`)],
-  ...keys.map((k) => [
-    k,
-    ...Object.keys(reports).map((a) => {
-      const d = reports[a].flatMap((r) => pairsOf(r)[k] ?? []).map((y) => y.d);
-      return d.length ? `${((Math.exp(median(d)) - 1) * 100).toFixed(1)} % (${d.length})` : '–';
-    }),
-  ]),
+const spread = keys.map((k) => [
+  k,
+  ...Object.keys(reports).map((a) => {
+    const per = reports[a].map((r) => pairsOf(r)[k] ?? []).filter((x) => x.length > 2);
+    const pooled = per.flat();
+    if (!pooled.length) return '–';
+    return `${(median(per.map((x) => sd(x.map((y) => y.d)))) * 100).toFixed(1)} / ${(sd(pooled.map((y) => y.d)) * 100).toFixed(1)} → ${(cuped(pooled) * 100).toFixed(1)} %`;
+  }),
 ]);
+console.log(table(['metric', ...Object.keys(reports).map((a) => `${a} (${reports[a].length} runs)`)], spread));
+// The effect each arm estimates: the median pair ratio over all its pairs (an A/A's is noise around
+// 0), and whether another arm's pair ratios differ from the first arm's (the gate's own Mann–Whitney).
+const { mannWhitneyExact } = await import(await bundle('src/compare/stats.ts'));
+const arms = Object.keys(reports);
+const logRatios = (a, k) => reports[a].flatMap((r) => pairsOf(r)[k] ?? []).map((y) => y.d);
+console.log(`\nmedian pair ratio (candidate / reference) per gating metric, pooled over the arm's pairs; p: its pairs against ${arms[0]}'s`);
+console.log(
+  table(
+    ['metric', ...arms.map((a) => `${a} (pairs${a === arms[0] ? '' : ', p'})`)],
+    keys.map((k) => [
+      k,
+      ...arms.map((a) => {
+        const d = logRatios(a, k);
+        if (!d.length) return '–';
+        const base = logRatios(arms[0], k);
+        const p = a === arms[0] || !base.length ? '' : `, p ${mannWhitneyExact(d, base).p.toFixed(2)}`;
+        return `${((Math.exp(median(d)) - 1) * 100).toFixed(1)} % (${d.length}${p})`;
+      }),
+    ]),
+  ),
+);
 /** Median over gating metrics of (pair variance × seconds a pair): lower is more information a minute. */
 const cost = (a) => {
   const perPair = median(reports[a].map((r) => r.durationSeconds / (r.repetitions * r.scenarios.length)));
