@@ -1,5 +1,5 @@
 // mode: nightly through the bundled action, real containers, the local GitHub server. A refresh on
-// the offline 3.10.8 image records the reference broker (its image ID); three scheduled nights of
+// the offline 3.10.8 image records the reference broker (its image ID); two scheduled nights of
 // the same image (an A/A) each append the paired ratio against that broker — the nights
 // accumulating on the history pull request, each night read back from its branch — and raise no
 // step. Then a history of 30 earlier nights against the same reference plus two regressed ones
@@ -79,17 +79,17 @@ describe('mode: nightly', () => {
     expect(r.code, r.stdout.slice(-3000)).toBe(0);
     baseline = JSON.parse(readFileSync(join(first, BASELINE), 'utf8'));
     nights = [];
-    for (let k = 1; k <= 3; k++) nights.push(await night(checkout(join(first, BASELINE)), BASE_IMAGE, `${'a'.repeat(39)}${k}`));
+    for (let k = 1; k <= 2; k++) nights.push(await night(checkout(join(first, BASELINE)), BASE_IMAGE, `${'a'.repeat(39)}${k}`));
   }, 1_200_000);
 
-  it('three A/A nights: each appends the paired ratio against the recorded broker, on the history pull request; no step', () => {
+  it('two A/A nights: each appends the paired ratio against the recorded broker, on the history pull request; no step', () => {
     for (const r of nights) {
       expect(r.code, r.stdout.slice(-3000)).toBe(0);
       expect(r.outputs['new-steps']).toBe('0');
     }
     const h = JSON.parse(gh.state.readFile(REPO, HISTORY, BRANCH)!) as NightlyHistory;
     expect(h.kind).toBe('rabbitmq-perf-gate/nightly-history');
-    expect(h.entries).toHaveLength(3);
+    expect(h.entries).toHaveLength(2);
     expect(h.steps).toEqual([]);
     for (const [k, e] of h.entries.entries()) {
       expect(e.image).toBe(BASE_IMAGE);
@@ -106,10 +106,10 @@ describe('mode: nightly', () => {
     }
     const pulls = gh.state.pulls(REPO).filter((p) => p.headRef === BRANCH);
     expect(pulls).toHaveLength(1);
-    expect(pulls[0].issue.body).toContain('Nightly history: 3 nights');
+    expect(pulls[0].issue.body).toContain('Nightly history: 2 nights');
     expect(pulls[0].issue.body).toContain('No new step');
-    const last = nights[2];
-    expect(last.summary).toContain('Nightly history: 3 nights');
+    const last = nights[1];
+    expect(last.summary).toContain('Nightly history: 2 nights');
     const html = readFileSync(join(last.workspace, 'rabbitmq-perf-gate-report/report.html'), 'utf8');
     expect(html).toContain('id="nightly"');
     expect(html).toContain('data-chart="nightly-0"');
