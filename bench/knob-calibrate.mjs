@@ -6,7 +6,7 @@
 // regression in bench/time-to-verdict.mjs; one whose Δ changes from run to run (a CPU quota) can
 // only be binned by each run's own estimate.
 //   node_modules/.bin/node bench/knob-calibrate.mjs [--arms ttl,rates,lazy] [--repetitions 10] [--scenarios pr]
-//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--busy10 0.2] [--busy5 0.1] [-- extra CLI args]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--busy10 0.2] [--busy5 0.1] [--count10 mod+mod] [--count5 mod] [-- extra CLI args]
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -14,8 +14,10 @@
 // the effect of a quota depends on what else the machine runs; each run's own estimate is kept).
 // Arms busy10 and busy5 put a high-priority process in the candidate broker that spins for a fixed
 // share of every 20 ms (bench/lib/arms.mjs: busySetup; size them with bench/knob-calibrate.mjs).
+// Arms count10 and count5 set call-count breakpoints on every function of some broker modules (a
+// fixed cost per call: bench/lib/arms.mjs, countSetup; size them with bench/knob-calibrate.mjs).
 //   node_modules/.bin/node bench/time-to-verdict.mjs [--runs 3] [--arms aa,s21 (any arm of bench/lib/arms.mjs: ARM_NOTES lists them)] [--scenarios pr]
-//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--busy10 0.2] [--busy5 0.1] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
+//     [--image rabbitmq-perf-gate/rabbitmq:3.10.8] [--cpus10 1.47] [--cpus5 1.55] [--busy10 0.2] [--busy5 0.1] [--count10 mod+mod] [--count5 mod] [--out bench/results/ttv.json] [--append] [--keep DIR] [-- extra CLI args]
 // Extra CLI arguments (after `--`) are kept in each row (cliArgs); keep a ledger per set of them.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -36,7 +38,7 @@ const { values: o, positionals } = benchArgs(
     append: false,
     // Keep each run's report (stripped and gzipped: bench/lib/strip-report.mjs) in this folder.
     keep: optional(),
-    // The knobs' sizes (--cpus10, --cpus5, --busy10, --busy5): bench/lib/arms.mjs, KNOB_DEFAULTS.
+    // The knobs' sizes (--cpus10, --cpus5, --busy10, --busy5, --count10, --count5): bench/lib/arms.mjs, KNOB_DEFAULTS.
     ...KNOB_DEFAULTS,
   },
   // Everything after `--` (and any other bare argument) goes to every run's CLI as it is.

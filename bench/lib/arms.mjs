@@ -25,6 +25,8 @@ export const ARM_NOTES = {
   stats100: 'collect_statistics_interval = 100 (management stats emitted every 100 ms, not 5 s)',
   busy10: 'a high-priority process in the broker busy for --busy10 of every 20 ms (work the VM does beside messaging)',
   busy5: 'the same process busy for --busy5 of every 20 ms',
+  count10: 'call counting (a breakpoint on every call, as cprof sets) in the broker modules --count10 names',
+  count5: 'the same in the modules --count5 names',
 };
 
 /** The rabbitmq.conf arms: name → the one line their candidate's conf.d file holds. */
@@ -54,17 +56,38 @@ export function busySetup(share) {
   return `setup:\n  - "rabbitmqctl eval '${spawn}'"\n  - "rabbitmqctl eval 'true = is_pid(whereis(perf_gate_knob_busy)), ok.'"\n`;
 }
 
+/** The count arms' setup: call-count breakpoints (erlang:trace_pattern's call_count, local calls
+ *  too; what cprof sets, for every process, no tracer) on every function of `modules` ('+'-joined
+ *  module names) — a fixed cost on each call the broker makes into them, so a cost per message
+ *  where those modules handle messages. The second line reads the breakpoints back from the node,
+ *  so a knob that did not take fails the boot. */
+export function countSetup(modules) {
+  const mods = `[${modules.split('+').join(', ')}]`;
+  const all = 'list_to_atom(\\"_\\")';
+  const set = `[begin {module, M} = code:ensure_loaded(M), true = erlang:trace_pattern({M, ${all}, ${all}}, true, [call_count, local]) > 0 end || M <- ${mods}], ok.`;
+  const check = `true = lists:all(fun(M) -> erlang:trace_info({M, module_info, 0}, call_count) =/= {call_count, false} end, ${mods}), ok.`;
+  return `setup:\n  - "rabbitmqctl eval '${set}'"\n  - "rabbitmqctl eval '${check}'"\n`;
+}
+
+/** The count arms' modules: the 13 on 3.10.8's per-message path of an AMQP 0-9-1 publish, delivery
+ *  and ack (COUNT5), and those plus 17 more (queue index, message store, routing, confirms: COUNT10).
+ *  Probed with one_fast and one_one_one, 6 pairs of 1 + 2 s (bench/results/knob-calibrate/
+ *  knob-calibrate-2026-11-29-count.txt): COUNT5 −5.1 and −7.8 % on one_fast, COUNT10 −8.0 %. */
+const COUNT5 =
+  'gen_server2+rabbit_channel+rabbit_amqqueue_process+rabbit_variable_queue+rabbit_reader+rabbit_writer+rabbit_binary_parser+rabbit_binary_generator+credit_flow+rabbit_command_assembler+rabbit_framing_amqp_0_9_1+rabbit_basic+rabbit_misc';
+const COUNT10 = `${COUNT5}+rabbit_queue_index+rabbit_msg_store+rabbit_amqqueue+rabbit_queue_type+rabbit_classic_queue+rabbit_exchange+rabbit_router+rabbit_limiter+rabbit_queue_consumers+queue+pmon+rabbit_net+rabbit_confirms+file_handle_cache+rabbit_exchange_type_direct+rabbit_trace+rabbit_event`;
+
 /** The sizes of the knobs that take one (each script's --cpus10, --cpus5, --busy10, --busy5):
  *  quotas set for the scenario a quota slows most (fanout10's broker uses ~1.63 cores on a quiet
  *  machine, so 1.47 and 1.55 are its −10 % and −5 % when they bite), and the busy process's share
  *  of a scheduler (0.2 is about −15 % on one_one_one; see docs/statistics.md). */
-export const KNOB_DEFAULTS = { cpus10: 1.47, cpus5: 1.55, busy10: 0.2, busy5: 0.1 };
+export const KNOB_DEFAULTS = { cpus10: 1.47, cpus5: 1.55, busy10: 0.2, busy5: 0.1, count10: COUNT10, count5: COUNT5 };
 /** The `cpu` arm's fixed quota (−13 to −23 % depending on what else runs). */
 const CPU_QUOTA = 1.16;
 
 /** Writes the arms' target files into `dir` and returns arm → CLI arguments. */
 export function armArgs(dir, image, sizes = {}) {
-  const { cpus10, cpus5, busy10, busy5 } = { ...KNOB_DEFAULTS, ...sizes };
+  const { cpus10, cpus5, busy10, busy5, count10, count5 } = { ...KNOB_DEFAULTS, ...sizes };
   const target = (name, label, body) => {
     writeFileSync(join(dir, `${name}.yml`), `label: ${label}\nimage: ${image}\n${body}`);
     return ['--target', join(dir, `${name}.yml`)];
@@ -83,6 +106,8 @@ export function armArgs(dir, image, sizes = {}) {
     cpu5: target('cpu5', `cpus ${cpus5}`, `resources:\n  cpus: ${cpus5}\n`),
     busy10: target('busy10', `busy ${busy10} of a scheduler`, busySetup(busy10)),
     busy5: target('busy5', `busy ${busy5} of a scheduler`, busySetup(busy5)),
+    count10: target('count10', `call counting in ${count10.split('+').length} modules`, countSetup(count10)),
+    count5: target('count5', `call counting in ${count5.split('+').length} modules`, countSetup(count5)),
     ttl: target('ttl', 'message-ttl policy', policy('ttl', { 'message-ttl': 3600000 })),
     lazy: target('lazy', 'lazy queues policy', policy('lazy', { 'queue-mode': 'lazy' })),
     ...Object.fromEntries(
@@ -96,12 +121,13 @@ export function armArgs(dir, image, sizes = {}) {
 }
 
 /** The size an arm's knob was set to, if it has one, as the ledger's rows keep it: a quota's
- *  `cpus`, a busy process's `busy` share of a scheduler; {} for the others. */
+ *  `cpus`, a busy process's `busy` share of a scheduler, the count arms' `count` modules; {} for the others. */
 export function armSize(arm, sizes = {}) {
-  const { cpus10, cpus5, busy10, busy5 } = { ...KNOB_DEFAULTS, ...sizes };
+  const { cpus10, cpus5, busy10, busy5, count10, count5 } = { ...KNOB_DEFAULTS, ...sizes };
   const cpus = { cpu: CPU_QUOTA, cpu10: cpus10, cpu5: cpus5 }[arm];
   const busy = { busy10, busy5 }[arm];
-  return cpus !== undefined ? { cpus } : busy !== undefined ? { busy } : {};
+  const count = { count10, count5 }[arm];
+  return cpus !== undefined ? { cpus } : busy !== undefined ? { busy } : count !== undefined ? { count } : {};
 }
 
 /** Exits 2 with one line naming `script` when an arm in `arms` is not one of `known`'s. */
