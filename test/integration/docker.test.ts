@@ -1,8 +1,9 @@
 // The docker provider against the real engine and the real offline images (built here with
-// scripts/build-images.sh when missing): versions, messaging, freezing the idle target, boot
+// scripts/build-images.sh when missing): versions, config files and limits (on the 4.0.5 node of
+// the side-by-side pair, one boot for both tests), messaging, freezing the idle target, boot
 // failures, clustering, setup commands, a cluster's node 1 restarting its application, and container cleanup when the process ends, is SIGTERM'd or is SIGKILL'd.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import amqp from 'amqplib';
@@ -32,9 +33,10 @@ function spec(over: Partial<DockerTargetSpec> = {}): DockerTargetSpec {
   return { id: 'b', label: 'broker', kind: 'docker', image: IMAGE.v4, configFiles: [], nodes: 1, env: {}, setup: [], network: 'host', ...over };
 }
 
-/** The containers of a run (`label`: only those with that label too, e.g. a target's nodes). */
-function containersOf(runId: string, label?: string): string[] {
-  return execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=rabbitmq-perf-gate.run=${runId}`, ...(label ? ['--filter', `label=${label}`] : [])], { encoding: 'utf8' })
+/** The containers of a run (`label`: only those with that label too, e.g. a target's nodes; `running`: only running ones). */
+function containersOf(runId: string, label?: string, running = false): string[] {
+  const filters = [`label=rabbitmq-perf-gate.run=${runId}`, ...(label ? [`label=${label}`] : []), ...(running ? ['status=running'] : [])];
+  return execFileSync('docker', ['ps', '-a', '-q', ...filters.flatMap((f) => ['--filter', f])], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean);
 }
@@ -96,78 +98,45 @@ afterAll(async () => {
 });
 
 describe('docker provider', () => {
-  it('runs 3.10.8 and 4.0.5 side by side with their real versions, passes a message through each, freezes the idle one', async () => {
-    const handles: DockerBrokerHandle[] = await Promise.all([startDocker(spec({ id: 'old', image: IMAGE.v3 }), run), startDocker(spec({ id: 'new', image: IMAGE.v4 }), run)]);
-    try {
-      const [old, neu] = handles;
-      expect(old.amqpUrl).not.toEqual(neu.amqpUrl);
-      expect(old.info.rabbitmqVersion).toBe('3.10.8');
-      expect(neu.info.rabbitmqVersion).toMatch(/^4\.0\./);
-      for (const h of handles) {
-        expect(h.info.erlangVersion).toMatch(/^\d+/);
-        expect(h.info.configDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
-        expect(h.info.amqpUrl).toContain('***');
-        expect(h.info.nodes).toHaveLength(1);
-        expect(await roundTrip(h.amqpUrl)).toBe('hello');
-      }
-      // One target at a time: the idle one is frozen (cgroup freezer), the measured one answers.
-      const warnings: string[] = [];
-      const focus = focusOn(handles, (m) => warnings.push(m));
-      for (const [active, idle] of [
-        [old, neu],
-        [neu, old],
-      ]) {
-        await focus.on(active);
-        expect(paused(idle.containers[0])).toBe(true);
-        expect(paused(active.containers[0])).toBe(false);
-        expect(await roundTrip(active.amqpUrl)).toBe('hello');
-      }
-      expect(focus.freezing).toBe(true);
-      expect(warnings).toEqual([]);
-    } finally {
-      for (const h of handles) await h.stop(); // `old` is still frozen: removed all the same
-    }
-    for (const h of handles) {
-      await h.stop(); // idempotent
-      for (const c of h.containers) expect(execFileSync('docker', ['ps', '-a', '-q', '--filter', `name=^${c}$`], { encoding: 'utf8' })).toBe('');
-    }
-  }, 300_000);
-
-  it('reports a config syntax error with the container log and leaves no container', async () => {
-    const conf = join(tmp, 'rabbitmq.conf');
-    writeFileSync(conf, 'listeners.tcp.default = = 5672 ]]\nthis is not a setting\n');
-    const runId = runOf('badconf');
-    const err = await expectGateError(startDocker(spec({ image: IMAGE.v3, configFiles: [conf] }), { ...run, runId }), /exited with code/);
-    expect(err).toBeInstanceOf(BrokerBootError);
-    expect((err as BrokerBootError).logs.length).toBeGreaterThan(0);
-    expect((err as BrokerBootError).logs.join('\n')).toMatch(/conf|syntax|parse|error/i);
-    expect(containersOf(runId)).toEqual([]);
-  }, 300_000);
-
-  it('places every kind of config file, keeps management+prometheus enabled, applies limits', async () => {
+  // One pair of brokers for two tests: 3.10.8 as shipped, and 4.0.5 with every kind of config file
+  // and CPU/memory limits (a 4.0.5 node of their own for the config files was one boot more).
+  describe('3.10.8 as shipped and 4.0.5 with config files and limits', () => {
     const f = (name: string, text: string) => {
-      const p = join(tmp, name);
+      const p = join(tmp, 'conf', name); // apart from the broken rabbitmq.conf of the syntax-error test
+      mkdirSync(join(tmp, 'conf'), { recursive: true });
       writeFileSync(p, text);
       return p;
     };
-    const files = [
-      f('rabbitmq.conf', 'vm_memory_high_watermark.relative = 0.5\n'),
-      f('tuning.conf', 'channel_max = 100\n'),
-      f('advanced.config', '[{rabbit, [{handshake_timeout, 12345}]}].\n'),
-      f(
-        'definitions.json',
-        JSON.stringify({
-          users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
-          permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
-          vhosts: [{ name: '/' }],
-          queues: [{ name: 'defq', vhost: '/', durable: true, auto_delete: false, arguments: {} }],
-        }),
-      ),
-      f('enabled_plugins', '[rabbitmq_shovel].\n'),
-    ];
-    const s = spec({ id: 'conf', configFiles: files, cpus: 1, memory: '768m' });
-    const h = await startDocker(s, run);
-    try {
+    let files: string[];
+    let conf: DockerTargetSpec;
+    let handles: DockerBrokerHandle[];
+
+    beforeAll(async () => {
+      files = [
+        f('rabbitmq.conf', 'vm_memory_high_watermark.relative = 0.5\n'),
+        f('tuning.conf', 'channel_max = 100\n'),
+        f('advanced.config', '[{rabbit, [{handshake_timeout, 12345}]}].\n'),
+        f(
+          'definitions.json',
+          JSON.stringify({
+            users: [{ name: 'guest', password: 'guest', tags: 'administrator' }],
+            permissions: [{ user: 'guest', vhost: '/', configure: '.*', write: '.*', read: '.*' }],
+            vhosts: [{ name: '/' }],
+            queues: [{ name: 'defq', vhost: '/', durable: true, auto_delete: false, arguments: {} }],
+          }),
+        ),
+        f('enabled_plugins', '[rabbitmq_shovel].\n'),
+      ];
+      conf = spec({ id: 'new', image: IMAGE.v4, configFiles: files, cpus: 1, memory: '768m' });
+      handles = await Promise.all([startDocker(spec({ id: 'old', image: IMAGE.v3 }), run), startDocker(conf, run)]);
+    }, 300_000);
+
+    afterAll(async () => {
+      for (const h of handles ?? []) await h.stop(); // idempotent: the side-by-side test stops them itself
+    });
+
+    it('places every kind of config file, keeps management+prometheus enabled, applies limits', async () => {
+      const h = handles[1];
       const c = h.containers[0];
       const ev = (expr: string) => execFileSync('docker', ['exec', c, 'rabbitmqctl', 'eval', expr], { encoding: 'utf8' }).trim();
       expect(ev('application:get_env(rabbit, channel_max).')).toBe('{ok,100}');
@@ -181,14 +150,59 @@ describe('docker provider', () => {
       expect(limits).toBe(`${1e9} ${768 * 1024 * 1024}`);
       expect(h.info.configDigest).toBe(
         configDigest(
-          s.image,
+          conf.image,
           files.map((p) => ({ path: p, content: readFileSync(p) })),
         ),
       );
-      expect(h.info.configDigest).not.toBe(configDigest(s.image, []));
-    } finally {
-      await h.stop();
-    }
+      expect(h.info.configDigest).not.toBe(configDigest(conf.image, []));
+    }, 300_000);
+
+    it('runs 3.10.8 and 4.0.5 side by side with their real versions, passes a message through each, freezes the idle one', async () => {
+      try {
+        const [old, neu] = handles;
+        expect(old.amqpUrl).not.toEqual(neu.amqpUrl);
+        expect(old.info.rabbitmqVersion).toBe('3.10.8');
+        expect(neu.info.rabbitmqVersion).toMatch(/^4\.0\./);
+        for (const h of handles) {
+          expect(h.info.erlangVersion).toMatch(/^\d+/);
+          expect(h.info.configDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+          expect(h.info.amqpUrl).toContain('***');
+          expect(h.info.nodes).toHaveLength(1);
+          expect(await roundTrip(h.amqpUrl)).toBe('hello');
+        }
+        // One target at a time: the idle one is frozen (cgroup freezer), the measured one answers.
+        const warnings: string[] = [];
+        const focus = focusOn(handles, (m) => warnings.push(m));
+        for (const [active, idle] of [
+          [old, neu],
+          [neu, old],
+        ]) {
+          await focus.on(active);
+          expect(paused(idle.containers[0])).toBe(true);
+          expect(paused(active.containers[0])).toBe(false);
+          expect(await roundTrip(active.amqpUrl)).toBe('hello');
+        }
+        expect(focus.freezing).toBe(true);
+        expect(warnings).toEqual([]);
+      } finally {
+        for (const h of handles) await h.stop(); // `old` is still frozen: removed all the same
+      }
+      for (const h of handles) {
+        await h.stop(); // idempotent
+        for (const c of h.containers) expect(execFileSync('docker', ['ps', '-a', '-q', '--filter', `name=^${c}$`], { encoding: 'utf8' })).toBe('');
+      }
+    }, 300_000);
+  });
+
+  it('reports a config syntax error with the container log and leaves no container', async () => {
+    const conf = join(tmp, 'rabbitmq.conf');
+    writeFileSync(conf, 'listeners.tcp.default = = 5672 ]]\nthis is not a setting\n');
+    const runId = runOf('badconf');
+    const err = await expectGateError(startDocker(spec({ image: IMAGE.v3, configFiles: [conf] }), { ...run, runId }), /exited with code/);
+    expect(err).toBeInstanceOf(BrokerBootError);
+    expect((err as BrokerBootError).logs.length).toBeGreaterThan(0);
+    expect((err as BrokerBootError).logs.join('\n')).toMatch(/conf|syntax|parse|error/i);
+    expect(containersOf(runId)).toEqual([]);
   }, 300_000);
 
   it('fails clearly on a missing image', async () => {
@@ -217,6 +231,7 @@ describe('docker provider', () => {
         id: 'cluster',
         nodes: 3,
         setup: [`rabbitmqctl set_policy --apply-to queues cap '^capped\\.' '{"max-length": 10}'`],
+        evidence: false, // nothing here reads it: no microstate accounting switched on in each node (a CLI call each)
       }),
       run,
     );
@@ -274,7 +289,6 @@ describe('cleanup when the process dies', () => {
           (async () => {
             await startDocker({ id: 'sig', label: 'sig', kind: 'docker', image: ${JSON.stringify(IMAGE.v4)}, configFiles: [],
               nodes: 1, env: {}, setup: [], network: 'host' }, { runId: process.env.RUN_ID });
-            console.log('READY');
             setInterval(() => undefined, 1000);
           })();`,
       },
@@ -287,21 +301,16 @@ describe('cleanup when the process dies', () => {
   }, 60_000);
 
   function startChild(runId: string) {
-    const p = spawn(process.execPath, [child], { env: { ...process.env, RUN_ID: runId }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [child], { env: { ...process.env, RUN_ID: runId }, stdio: ['ignore', 'ignore', 'inherit'] });
     const exited = new Promise<{ code: number | null; signal: string | null }>((r) => p.on('exit', (code, signal) => r({ code, signal })));
-    const ready = new Promise<void>((r) =>
-      p.stdout.on('data', (d: Buffer) => {
-        if (d.toString().includes('READY')) r();
-      }),
-    );
-    return { p, exited, ready };
+    return { p, exited };
   }
 
-  /** Waits until the run has a container (`label`: one with that label too); returns how many. */
-  async function waitForContainer(runId: string, label?: string): Promise<number> {
+  /** Waits until the run has a container (`label`: one with that label too; `running`: a running one); returns how many. */
+  async function waitForContainer(runId: string, label?: string, running = false): Promise<number> {
     for (let i = 0; i < 600; i++) {
       // The count that ended the wait: the image probe's container is gone again a moment later.
-      const n = containersOf(runId, label).length;
+      const n = containersOf(runId, label, running).length;
       if (n) return n;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -343,7 +352,9 @@ describe('cleanup when the process dies', () => {
     const runId = runOf('kill');
     const c = startChild(runId);
     try {
-      await c.ready;
+      // Nothing runs in a SIGKILLed process, whatever it was doing: killed once its node's container
+      // runs (RabbitMQ booting in it), not after the whole boot, and the probe's container is gone by then.
+      expect(await waitForContainer(runId, 'rabbitmq-perf-gate.target=sig', true)).toBe(1);
       c.p.kill('SIGKILL');
       expect((await c.exited).signal).toBe('SIGKILL');
       expect(containersOf(runId)).toHaveLength(1);

@@ -11,7 +11,9 @@
 // - perf-dispatch.yml A/Bs the two images of the run form;
 // - perf-stored.yml (second choice) refreshes and checks a `services:` broker against stored trials.
 // The two offline images stand in for the tags the templates name (World.images), and every
-// measuring step runs one_fast in 3 short rounds (World.size) instead of the preset.
+// measuring step runs one_fast in 3 short rounds (World.size) instead of the preset — in 1 round
+// where the test asserts nothing about what the trials measured (the fork's run, perf-target.yml's
+// pull requests, perf-stored.yml's check): the job's wiring and the brokers it starts are its subject.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -37,6 +39,9 @@ const NEW = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
 /** The older offline image plays the release the templates name, the newer one the upgrade. */
 const IMAGES = { 'rabbitmq:4.0-management': OLD, 'rabbitmq:4.1-management': NEW };
 const SIZE = { scenarios: 'one_fast', repetitions: '3', duration: '1', warmup: '0.5' };
+/** One round: for a job whose assertions read no measured value (a disturbed or invalid pair
+ *  breaks none of them), so two more boots' worth of trials would buy nothing. */
+const ONE = { ...SIZE, repetitions: '1' };
 const T = '.github/rabbitmq-perf/target.yml';
 const BASELINE = '.github/rabbitmq-perf/baseline.json';
 const built = new Set<string>();
@@ -138,7 +143,7 @@ describe("perf.yml: the pull request's image A/B'd against the release it replac
   }, 400_000);
 
   it("a fork's pull request: measured with a read-only token, no write; perf-comment.yml posts its artifact", async () => {
-    const w: World = { ...world, artifacts: store() };
+    const w: World = { ...world, artifacts: store(), size: ONE };
     const fork = seedForkPull(world.gh, REPO, { number: 3 });
     const from = world.gh.requests.length;
     const [job] = await runJob(w, 'docs/workflows/perf.yml', 'perf', { workspace: checkout(imageRepo()), event: fork.event, eventName: 'pull_request', fork: true });
@@ -235,7 +240,7 @@ describe('perf-refresh.yml (anchored), then perf-target.yml: a broker kept as a 
   it('a pull request that changes the broker: base and head side by side, the base read through the REST API', async () => {
     const pr = pullRequest({ '.github/rabbitmq-perf/rabbitmq.conf': 'channel_max = 1500\n' });
     const from = world.gh.requests.length;
-    const [job] = await runJob(world, 'docs/workflows/perf-target.yml', 'perf', pr);
+    const [job] = await runJob({ ...world, size: ONE }, 'docs/workflows/perf-target.yml', 'perf', pr);
     expect(job.result, log(job)).toBe('success');
     const gate = step(job, 'gate');
     for (const k of ['broker-image', 'baseline-image', 'target', 'baseline-target']) expect(gate.inputs![k]).toBeUndefined(); // no broker input
@@ -251,7 +256,7 @@ describe('perf-refresh.yml (anchored), then perf-target.yml: a broker kept as a 
   }, 400_000);
 
   it("a pull request that leaves the broker alone: the anchored baseline's broker is started again and decides by a same-run A/B", async () => {
-    const [job] = await runJob(world, 'docs/workflows/perf-target.yml', 'perf', pullRequest({ 'README.md': 'docs only\n' }));
+    const [job] = await runJob({ ...world, size: ONE }, 'docs/workflows/perf-target.yml', 'perf', pullRequest({ 'README.md': 'docs only\n' }));
     expect(job.result, log(job)).toBe('success');
     const gate = step(job, 'gate');
     const report = reportOf(gate);
@@ -259,7 +264,9 @@ describe('perf-refresh.yml (anchored), then perf-target.yml: a broker kept as a 
     expect(report.decidedBy).toMatch(/^same-run A\/B against baseline broker/);
     expect(target(report, ANCHOR_ID)).toMatchObject({ rabbitmqVersion: '3.10.8' });
     expect(target(report, ANCHOR_ID).effective?.node?.channel_max).toBe('1000');
-    expect(report.comparisons.filter((c) => c.against === 'stored').every((c) => !c.gating)).toBe(true);
+    const stored = report.comparisons.filter((c) => c.against === 'stored');
+    expect(stored.length).toBeGreaterThan(0); // the refresh's stored trials, shown beside the A/B
+    expect(stored.every((c) => !c.gating)).toBe(true);
     expect(ours(world.gh, 2)).toHaveLength(1); // one sticky comment, whichever test ran first
     noContainers(gate);
   }, 400_000);
@@ -368,13 +375,15 @@ describe('perf-stored.yml (second choice): a services: broker against stored tri
     const event = pullRequestEvent();
     event.pull_request.base.sha = base;
     event.pull_request.head.sha = headSha;
-    const [job] = await runJob(world, 'docs/workflows/perf-stored.yml', 'perf', { workspace: checkout(repo), event, eventName: 'pull_request' });
+    const [job] = await runJob({ ...world, size: ONE }, 'docs/workflows/perf-stored.yml', 'perf', { workspace: checkout(repo), event, eventName: 'pull_request' });
     expect(job.result, log(job)).toBe('success');
     const gate = step(job, 'gate');
     expect(gate.inputs).toMatchObject({ 'broker-url': 'amqp://guest:guest@localhost:5672', 'management-url': 'http://localhost:15672' });
     const report = reportOf(gate);
     expect(report.targets[0].rabbitmqVersion).toBe(version); // the machine's broker played the service
-    expect(report.comparisons.filter((c) => c.gating).every((c) => c.against === 'stored' && !c.paired)).toBe(true);
+    const gating = report.comparisons.filter((c) => c.gating);
+    expect(gating.length).toBeGreaterThan(0); // one per stored gating metric, whatever the one trial gave
+    expect(gating.every((c) => c.against === 'stored' && !c.paired)).toBe(true);
     expect(report.decidedBy).toMatch(/stored baseline/);
     expect(ours(world.gh, 2)).toHaveLength(1);
   }, 400_000);

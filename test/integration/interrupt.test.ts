@@ -3,10 +3,11 @@
 // brokers boot: the containers are removed, the trials that ran are written (report.json,
 // summary.md, report.html) with "interrupted after N of M planned trials", no baseline, exit
 // 130/143. `run --resume DIR` goes on with the same plan to a verdict, and refuses a different
-// image. A SIGKILLed run's broker is removed (and named) by the next run, while a live run's
-// containers are left alone and reported, with the machine's load; the killed run resumes from
-// the report.json it saved after its last finished trial. Every container a test
-// touches belongs to a process the test started (its own RABBITMQ_PERF_GATE_RUN_ID).
+// image. A SIGKILLed run's broker is removed (and named) by the next run — here the killed run's
+// own resume, which goes on from the report.json it saved after its last finished trial — while a
+// live run's containers (that resume's, as it measures) are left alone and reported, with the
+// machine's load. Every container a test touches belongs to a process the test started (its own
+// RABBITMQ_PERF_GATE_RUN_ID).
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -92,7 +93,9 @@ describe('SIGINT mid-trial, then --resume', () => {
   let partial: RunReport;
   let partialText: string;
 
-  it('SIGINT during trial 4 of an A/B: containers removed, the trials that ran written, "interrupted after 4 of 8", exit 130', async () => {
+  it('SIGINT during trial 4 of an A/B: containers removed, the trials that ran written, "interrupted after 4 of 6", exit 130', async () => {
+    // Three rounds (6 trials): trial 4 is cut mid-round and two more never start, so the resume
+    // below runs the cut trial again and the rest of the plan (3 trials).
     const c = cli('ab', [
       'run',
       '--image',
@@ -102,7 +105,7 @@ describe('SIGINT mid-trial, then --resume', () => {
       '--scenarios',
       'smoke',
       '--repetitions',
-      '4',
+      '3',
       ...short2,
       '--seed',
       '11',
@@ -111,7 +114,7 @@ describe('SIGINT mid-trial, then --resume', () => {
       '--out',
       dir,
     ]);
-    await c.waitFor(/\[3\/8\]/);
+    await c.waitFor(/\[3\/6\]/);
     await new Promise((r) => setTimeout(r, 1500)); // inside trial 4's window
     const sent = Date.now();
     c.p.kill('SIGINT');
@@ -124,13 +127,13 @@ describe('SIGINT mid-trial, then --resume', () => {
     expect(partial.trials).toHaveLength(4);
     expect(partial.trials.slice(0, 3).every((t) => t.valid)).toBe(true);
     expect(partial.trials[3].valid).toBe(false); // cut short by the signal
-    expect(stopOf(partial)).toEqual(['Stopped early: the run was interrupted after 4 of 8 planned trials (the last one cut short); 4 did not start.']);
+    expect(stopOf(partial)).toEqual(['Stopped early: the run was interrupted after 4 of 6 planned trials (the last one cut short); 2 did not start.']);
     expect(partial.verdict).toBe('inconclusive');
-    expect(partial.resume).toMatchObject({ planned: 8, cut: partial.trials[3].order, candidate: { kind: 'docker', image: IMAGE }, reference: { kind: 'docker', image: IMAGE } });
-    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('**Stopped early: the run was interrupted after 4 of 8 planned trials');
-    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('the run was interrupted after 4 of 8 planned trials');
+    expect(partial.resume).toMatchObject({ planned: 6, cut: partial.trials[3].order, candidate: { kind: 'docker', image: IMAGE }, reference: { kind: 'docker', image: IMAGE } });
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('**Stopped early: the run was interrupted after 4 of 6 planned trials');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('the run was interrupted after 4 of 6 planned trials');
     expect(c.stderr()).toMatch(/warning: SIGINT: removing the containers, then writing the report of the trials that ran/);
-    expect(c.stderr()).toMatch(/Stopped early: the run was interrupted after 4 of 8 planned trials .*Go on with: rabbitmq-perf-gate run --resume /);
+    expect(c.stderr()).toMatch(/Stopped early: the run was interrupted after 4 of 6 planned trials .*Go on with: rabbitmq-perf-gate run --resume /);
     expect(existsSync(join(tmp, 'none.json'))).toBe(false);
     // The machine's load was measured at the start and across each trial.
     expect(partial.machine?.start?.seconds).toBeGreaterThan(0.5);
@@ -169,19 +172,19 @@ describe('SIGINT mid-trial, then --resume', () => {
     expect(stopOf(r)).toEqual([]);
     expect(r.resume).toBeUndefined();
     expect(['pass', 'warn', 'fail', 'inconclusive']).toContain(r.verdict);
-    // Each gating comparison counts the valid trials of its scenario (4 a side, less disturbed pairs).
+    // Each gating comparison counts the valid trials of its scenario (3 a side, less disturbed pairs).
     const validOf = (scenario: string, target: string) => r.trials.filter((t) => t.valid && t.scenario === scenario && t.target === target).length;
     const gating = r.comparisons.filter((x) => x.gating);
     expect(gating.length).toBeGreaterThan(0);
     for (const x of gating) expect([x.nCandidate, x.nBaseline]).toEqual([validOf(x.scenario, 'candidate'), validOf(x.scenario, 'baseline')]);
-    const plan = buildPlan(r.scenarios, ['candidate', 'baseline'], 4, 11).map((p) => [p.order, p.scenario.id, p.target, p.trial]);
+    const plan = buildPlan(r.scenarios, ['candidate', 'baseline'], 3, 11).map((p) => [p.order, p.scenario.id, p.target, p.trial]);
     expect(r.trials.map((t) => [t.order, t.scenario, t.target, t.trial])).toEqual(plan);
     expect(r.trials.slice(0, 3)).toEqual(partial.trials.slice(0, 3)); // kept as they were measured
     expect(r.trials[3].startedAt > partial.trials[3].startedAt).toBe(true); // the cut one ran again
     expectValidUnlessDisturbed(r.trials, plan.length);
     expect(r.resumed).toEqual([{ at: expect.any(String), kept: 3 }]);
     expect(r.createdAt).toBe(partial.createdAt);
-    expect(r.machine?.trials?.of).toBe(8);
+    expect(r.machine?.trials?.of).toBe(6);
   }, 180_000);
 });
 
@@ -233,34 +236,37 @@ describe('a signal while the brokers boot', () => {
 });
 
 describe('no orphans', () => {
-  it('a SIGKILLed run leaves its broker; the next run removes it and says so; a live run is left alone and reported, with the load it puts on the machine', async () => {
+  it('a SIGKILLed run leaves its broker; its resume, the next run, removes it, says so and goes on; a live run is left alone and reported, with the load it puts on the machine', async () => {
     // K is killed as only an OOM killer kills: nothing of it can run. What it saved after its
-    // second trial is what it leaves, besides its broker.
+    // second trial is what it leaves, besides its broker. Its ten trials are planned so that its
+    // resume (L below) measures for eight more, long enough to be the live run beside M.
     const kDir = join(tmp, 'killed');
-    const k = cli('killed', ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '3', ...short2, '--seed', '5', '--baseline-file', join(tmp, 'none.json'), '--out', kDir]);
-    await k.waitFor(/\[2\/3\]/);
+    const k = cli('killed', ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '10', ...short2, '--seed', '5', '--baseline-file', join(tmp, 'none.json'), '--out', kDir]);
+    await k.waitFor(/\[2\/10\]/);
     k.p.kill('SIGKILL');
     expect((await k.exited).signal).toBe('SIGKILL');
     const saved = readReport(kDir);
     expect(saved.trials).toHaveLength(2);
-    expect(stopOf(saved)).toEqual(["Stopped early: the run's process ended after 2 of 3 planned trials; 1 did not start."]);
-    expect(saved.resume).toMatchObject({ planned: 3, candidate: { image: IMAGE } });
+    expect(stopOf(saved)).toEqual(["Stopped early: the run's process ended after 2 of 10 planned trials; 8 did not start."]);
+    expect(saved.resume).toMatchObject({ planned: 10, candidate: { image: IMAGE } });
     const orphan = namesOf(k.runId);
     expect(orphan).toHaveLength(1);
     const labels = JSON.parse(docker('inspect', '--format', '{{json .Config.Labels}}', orphan[0]));
     expect(labels).toMatchObject({ 'rabbitmq-perf-gate.owner-pid': String(k.p.pid), 'rabbitmq-perf-gate.owner-start': expect.stringMatching(/^\d+$/) });
 
-    // L, the next run, sweeps K's broker up before it starts its own. (Host ports are checked free,
-    // not reserved, across processes: should another session's broker take L's port while it
-    // boots, L fails with "rejected the target's credentials" — then L is started once more.)
-    const startL = () => cli('live', ['run', '--image', IMAGE, '--scenarios', 'smoke', '--repetitions', '8', ...short2, '--baseline-file', join(tmp, 'none.json'), '--out', join(tmp, 'live')]);
+    // L, the next run, is K's resume: it sweeps K's broker up before it starts its own, then keeps
+    // K's two trials and runs the other eight (its first one done at [3/10]). (Host ports are
+    // checked free, not reserved, across processes: should another session's broker take L's port
+    // while it boots, L fails with "rejected the target's credentials", before it writes anything —
+    // then L is started once more.)
+    const startL = () => cli('live', ['run', '--resume', kDir]);
     let l = startL();
     const sweptBy = l;
-    await l.waitFor(/\[1\/8\]/).catch(async (e: Error) => {
+    await l.waitFor(/\[3\/10\]/).catch(async (e: Error) => {
       await l.exited;
       if (!/rejected the target's credentials/.test(l.stderr())) throw e;
       l = startL();
-      await l.waitFor(/\[1\/8\]/);
+      await l.waitFor(/\[3\/10\]/);
     });
     expect(containersOf(k.runId)).toEqual([]);
     expect(sweptBy.stderr()).toMatch(new RegExp(`^Removed \\d+ broker container\\(s\\) left by runs whose process is gone: [^\\n]*${orphan[0]} \\(run ${k.runId}, pid ${k.p.pid}, running\\)`, 'm'));
@@ -310,24 +316,19 @@ describe('no orphans', () => {
     expect(readFileSync(join(mDir, 'summary.md'), 'utf8')).toMatch(/> The machine was busy: other containers and processes than this run's used .*container .*\d/);
     expect(m.stderr()).toMatch(/warning: The machine was busy: /);
 
+    // The killed run went on from what it saved: K's two trials kept as they were measured, the
+    // other eight run by L, every one valid.
     const lEnd = await l.exited;
     expect(lEnd.code, l.stderr()).toBe(0);
-    const lr = readReport(join(tmp, 'live'));
-    expect(lr.trials).toHaveLength(8);
-    expect(
-      lr.trials.every((t) => t.valid),
-      JSON.stringify(lr.trials.map((t) => t.invalidReason)),
-    ).toBe(true);
-    expect(containersOf(l.runId)).toEqual([]);
-
-    // The killed run goes on from what it saved.
-    const again = cli('again', ['run', '--resume', kDir]);
-    expect((await again.exited).code, again.stderr()).toBe(0);
     const done = readReport(kDir);
-    expect(done.trials.map((t) => t.trial)).toEqual([0, 1, 2]);
+    expect(done.trials.map((t) => t.trial)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(done.trials.slice(0, 2)).toEqual(saved.trials);
+    expect(
+      done.trials.every((t) => t.valid),
+      JSON.stringify(done.trials.map((t) => t.invalidReason)),
+    ).toBe(true);
     expect(stopOf(done)).toEqual([]);
     expect(done.resumed).toEqual([{ at: expect.any(String), kept: 2 }]);
-    expect(containersOf(again.runId)).toEqual([]);
+    expect(containersOf(l.runId)).toEqual([]);
   }, 300_000);
 });

@@ -12,6 +12,8 @@ const T = '.github/rabbitmq-perf/target.yml';
 const IMG_3 = 'rabbitmq-perf-gate/rabbitmq:3.10.8';
 const IMG_4 = 'rabbitmq-perf-gate/rabbitmq:4.0.5';
 const quick = { scenarios: 'smoke', repetitions: '3', duration: '1', warmup: '0.5', comment: 'never', 'fail-on-regression': 'false' };
+/** One round, for a test that asserts nothing about what the trials measured (only which brokers ran). */
+const once = { repetitions: '1' };
 
 function event(_repo: GitRepo, base: string, head: string) {
   const e = pullRequestEvent();
@@ -56,10 +58,13 @@ describe('base vs head target files', () => {
 
   it('a config-only change runs the same image twice with the two configs', async () => {
     const conf = '.github/rabbitmq-perf/rabbitmq.conf';
-    const { r, report } = await prRun({
-      base: { [T]: `image: ${IMG_4}\nconfig: [${conf}]\n`, [conf]: 'queue_index_embed_msgs_below = 4096\n' },
-      head: { [conf]: 'queue_index_embed_msgs_below = 0\n' },
-    });
+    const { r, report } = await prRun(
+      {
+        base: { [T]: `image: ${IMG_4}\nconfig: [${conf}]\n`, [conf]: 'queue_index_embed_msgs_below = 4096\n' },
+        head: { [conf]: 'queue_index_embed_msgs_below = 0\n' },
+      },
+      once,
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const [a, b] = report.targets;
     expect(a.image).toBe(b.image);
@@ -68,7 +73,7 @@ describe('base vs head target files', () => {
   });
 
   it('no change to the broker → the stored baseline only, and the log says so', async () => {
-    const { r, report } = await prRun({ base: { [T]: `image: ${IMG_4}\n`, 'README.md': 'a' }, head: { 'README.md': 'b' } });
+    const { r, report } = await prRun({ base: { [T]: `image: ${IMG_4}\n`, 'README.md': 'a' }, head: { 'README.md': 'b' } }, once);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Targets: base and head describe the same broker.*stored baseline only/);
     expect(report.targets).toHaveLength(1);

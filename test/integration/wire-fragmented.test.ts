@@ -136,6 +136,7 @@ describe('a broker with 2 KB socket buffers (3.10.8 container)', () => {
         env: {},
         setup: [],
         network: 'host',
+        evidence: false, // its trials run through runWorkload, which reads none: no microstate accounting switched on at the boot
       },
       { runId: `wire-${process.pid}-${Date.now().toString(36)}`, readyTimeoutMs: 120_000 },
     );

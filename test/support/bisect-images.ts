@@ -4,7 +4,9 @@
 // lowering the broker's credit flow (credit_flow_default_credit, default {400, 200}), which
 // throttles every publisher and queue process, or any one config file (`regression`), such as a
 // conf.d line — and a "broken" tag's command exits at once (it cannot boot).
-// Each tag is its own image (a label names its position), so the bisect sees distinct IDs.
+// Each tag is its own image (a label names its position), so the bisect sees distinct IDs. Two
+// containers at most are made, one plain and one carrying the regression's file, each committed
+// once per tag of its kind: a create, copy and remove per tag would only repeat the same work.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,20 +54,26 @@ export function buildImageSeries(o: { repo: string; count: number; regressFrom: 
   const file = join(dir, 'regression');
   writeFileSync(file, regression.text);
   const images: string[] = [];
+  /** The container each kind of tag is committed from, made on first use. */
+  const from: { plain?: string; regressed?: string } = {};
+  const containerFor = (regressed: boolean): string => {
+    const kind = regressed ? 'regressed' : 'plain';
+    const made = from[kind];
+    if (made) return made;
+    const c = docker(['create', o.base ?? BASE_IMAGE]);
+    from[kind] = c;
+    if (regressed) docker(['cp', file, `${c}:${regression.path}`]);
+    return c;
+  };
   try {
     for (let i = 1; i <= o.count; i++) {
       const tag = `${o.repo}:t${i}`;
-      const c = docker(['create', o.base ?? BASE_IMAGE]);
-      try {
-        if (i >= o.regressFrom) docker(['cp', file, `${c}:${regression.path}`]);
-        const changes = ['--change', `LABEL rabbitmq-perf-gate.bisect-position=${i}`, ...(o.broken?.includes(i) ? ['--change', 'CMD ["false"]'] : [])];
-        docker(['commit', ...changes, c, tag]);
-      } finally {
-        docker(['rm', '-f', c]);
-      }
+      const changes = ['--change', `LABEL rabbitmq-perf-gate.bisect-position=${i}`, ...(o.broken?.includes(i) ? ['--change', 'CMD ["false"]'] : [])];
+      docker(['commit', ...changes, containerFor(i >= o.regressFrom), tag]);
       images.push(tag);
     }
   } finally {
+    for (const c of [from.plain, from.regressed]) if (c) docker(['rm', '-f', c]);
     rmSync(dir, { recursive: true, force: true });
   }
   return {
