@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-J7HJBCFA.js";
+} from "./chunks/chunk-AEVX4SEP.js";
 import {
   GateError,
   describeContainer,

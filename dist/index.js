@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-J7HJBCFA.js";
+} from "./chunks/chunk-AEVX4SEP.js";
 import {
   GateError,
   describeError,
