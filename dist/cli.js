@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-AEVX4SEP.js";
+} from "./chunks/chunk-ICJYECJI.js";
 import {
   GateError,
   describeContainer,

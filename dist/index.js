@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-AEVX4SEP.js";
+} from "./chunks/chunk-ICJYECJI.js";
 import {
   GateError,
   describeError,

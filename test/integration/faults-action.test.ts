@@ -16,7 +16,7 @@ import { AMQP_URL, MANAGEMENT_URL } from '../support/broker';
 const TOKEN = 'ghs_perfgatefaultstoken';
 const REPO = 'Codertocat/Hello-World';
 const BASELINE = '.github/rabbitmq-perf/baseline.json';
-const quick = { scenarios: 'smoke', repetitions: '1', duration: '1', warmup: '0.5', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL, comment: 'never' };
+const quick = { scenarios: 'smoke', repetitions: '1', duration: '1', warmup: '0', 'broker-url': AMQP_URL, 'management-url': MANAGEMENT_URL, comment: 'never' };
 
 let gh: GitHubServer;
 beforeAll(async () => {
@@ -70,7 +70,8 @@ describe('bad input: one ::error naming the input or file:line, before any broke
     oneError(await runAction({ workspace: ws, inputs: { ...quick, scenarios: 'b.yml' } }), /file=b\.yml,line=4::.*perf-test: unknown PerfTest flag "--bogus"/);
   });
 
-  it.each([
+  // Refused before any broker is touched: these runs can go side by side.
+  it.concurrent.each([
     ['repetitions', '0', /input repetitions is "0".*Fix: use a whole number of at least 1/],
     ['repetitions', 'five', /input repetitions is "five"/],
     ['duration', '-1', /input duration is "-1".*Fix: use a number of at least 1/],
