@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // broker): they run two at a time. Their brokers' host ports are claimed across processes
 // (src/broker/ports.ts), so two boots at once cannot collide. Every other integration file
 // reads a rate, a verdict or a timing, and runs alone on a machine the suite leaves quiet.
-export const PAIRED = [
+const PAIRED = [
   'baseline-trust',
   'bisect-cli-input',
   'cli',

@@ -48,7 +48,7 @@ import {
   writeFileAtomic,
   writeReportFiles,
   writeReportJson
-} from "./chunks/chunk-ICJYECJI.js";
+} from "./chunks/chunk-U5F3MZGA.js";
 import {
   GateError,
   describeContainer,

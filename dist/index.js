@@ -62,7 +62,7 @@ import {
   writeBisectFiles,
   writeFileAtomic,
   writeReportFiles
-} from "./chunks/chunk-ICJYECJI.js";
+} from "./chunks/chunk-U5F3MZGA.js";
 import {
   GateError,
   describeError,

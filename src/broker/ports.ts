@@ -30,11 +30,9 @@ function holderOf(file: string): Partial<Owner> | undefined {
 
 /** Claims `port` for this process across the machine; false when a live process holds it. */
 function claim(port: number): boolean {
-  const dir = claimDir();
-  const file = join(dir, String(port));
+  const file = join(claimDir(), String(port));
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      mkdirSync(dir, { recursive: true });
       writeFileSync(file, JSON.stringify(selfOwner()), { flag: 'wx' });
       return true;
     } catch (err) {
@@ -76,6 +74,11 @@ export function isPortFree(port: number): Promise<boolean> {
 export async function allocatePorts(count: number, base = PORT_BASE, limit = PORT_LIMIT): Promise<number[]> {
   const span = limit - base;
   const start = Math.floor(Math.random() * span);
+  try {
+    mkdirSync(claimDir(), { recursive: true });
+  } catch {
+    // no claim store: each claim below falls back to the in-process set and the bind probe
+  }
   const out: number[] = [];
   for (let i = 0; i < span && out.length < count; i++) {
     const port = base + ((start + i) % span);

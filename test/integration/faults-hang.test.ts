@@ -42,10 +42,11 @@ const cancelled = new Promise<void>((resolve) => {
 const errorsOf = (r: FaultRun) => r.stdout.split('\n').filter((l) => l.startsWith('::error'));
 const noStack = (r: FaultRun) => expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
 
-// One concurrent suite: vitest runs sibling suites one after the other, so the two below share one.
+// One concurrent suite (its tests, nested ones too, run side by side; sibling suites would run
+// one after the other): the cancels wait for the pause, then for each other, as said above.
 describe.concurrent('a hang and two cancels', () => {
   describe('a broker paused (SIGSTOP) mid-trial', () => {
-    it.concurrent('time-limit 1 min: no new trial starts, the paused one is cut short, inconclusive, the step fails, all in bounded time', async () => {
+    it('time-limit 1 min: no new trial starts, the paused one is cut short, inconclusive, the step fails, all in bounded time', async () => {
       // One minute, not less: the limit counts from the start of the run, broker boot included, and on
       // a busy machine (CI of 2026-11-28) a slow boot let a 30 s limit fall between trials 3 and 4, so
       // that no trial was cut short, the case this test is about. With 60 s the paused broker holds
@@ -94,7 +95,7 @@ describe.concurrent('a hang and two cancels', () => {
   });
 
   describe('a cancelled workflow: SIGTERM to the running dist/index.js', () => {
-    it.concurrent('broker container: removed at once; the partial report, summary and annotation are written; no comment; exit 143', async () => {
+    it('broker container: removed at once; the partial report, summary and annotation are written; no comment; exit 143', async () => {
       await paused;
       const before = gh.requests.length;
       const r = await runWithFault({
@@ -128,7 +129,7 @@ describe.concurrent('a hang and two cancels', () => {
       expectNoSecret(r, [join(r.workspace, 'rabbitmq-perf-gate-report/report.json')]);
     }, 150_000);
 
-    it.concurrent('refresh on an existing broker (nothing to remove): the partial run never becomes the baseline; exit 143', async () => {
+    it('refresh on an existing broker (nothing to remove): the partial run never becomes the baseline; exit 143', async () => {
       await cancelled;
       const ws = faultWorkspace();
       const r = await runWithFault({

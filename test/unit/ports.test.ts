@@ -29,14 +29,14 @@ describe('port claims', () => {
 
     const ports = await allocatePorts(4, BASE, LIMIT + 1);
     expect(ports).not.toContain(BASE); // the sleeper still holds it
-    expect([...ports].sort()).toEqual([BASE + 1, BASE + 2, BASE + 3, BASE + 4]);
+    expect([...ports].sort((a, b) => a - b)).toEqual([BASE + 1, BASE + 2, BASE + 3, BASE + 4]);
     for (const p of ports) expect(JSON.parse(readFileSync(claimFile(p), 'utf8')).pid).toBe(String(process.pid));
     await expect(allocatePorts(1, BASE, LIMIT + 1)).rejects.toThrow('only 0 of 1 free ports found in 29900-29904');
 
     releasePorts([...ports, BASE]);
     for (const p of ports) expect(existsSync(claimFile(p))).toBe(false);
     expect(existsSync(claimFile(BASE))).toBe(true); // not ours: left alone
-    expect((await allocatePorts(4, BASE, LIMIT + 1)).sort()).toEqual([BASE + 1, BASE + 2, BASE + 3, BASE + 4]);
+    expect((await allocatePorts(4, BASE, LIMIT + 1)).sort((a, b) => a - b)).toEqual([BASE + 1, BASE + 2, BASE + 3, BASE + 4]);
     releasePorts([BASE + 1, BASE + 2, BASE + 3, BASE + 4]);
   });
 
